@@ -1,0 +1,460 @@
+"""One hand (one deal) as a phase machine.
+
+Phases and what each allows (anything else raises and leaves the state unchanged)::
+
+    UPCARD   take_upcard | pass        starter first, then dealer; two passes -> DRAW (stock only)
+    DRAW     draw stock | draw discard
+    DISCARD  discard C | knock C       never the card just taken from the discard pile
+    OVER     nothing                   ``result`` holds the settlement
+
+A hand is fully determined by its deal (two hands, the upcard, the stock order) and its
+actions, so any hand replays exactly: ``new_hand`` builds one from explicit cards, ``deal``
+from a seeded shuffle (a private ``random.Random``, never the global one).
+
+>>> from server.rules import RULES
+>>> h = deal(RULES["house"], starter=0, seed=7)
+>>> h.phase, h.to_act, [a.to_wire() for a in h.legal_actions()]
+(<Phase.UPCARD: 'upcard'>, 0, [{'kind': 'take_upcard'}, {'kind': 'pass'}])
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from .actions import (
+    DISCARDS,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    KNOCKS,
+    PASS,
+    TAKE_UPCARD,
+    Action,
+    Discard,
+    Draw,
+    Knock,
+    Pass,
+    Source,
+    TakeUpcard,
+)
+from .cards import DECK, Card, as_card, to_mask
+from .errors import IllegalActionError, NotYourTurnError
+from .melds import Arrangement, best_arrangement_mask, discard_deadwoods
+from .presets import Rules
+from .settle import HandResult, dead_hand, settle_knock
+
+
+class Phase(StrEnum):
+    UPCARD = "upcard"
+    DRAW = "draw"
+    DISCARD = "discard"
+    OVER = "over"
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One public event of a hand: what both players (and watchers) saw happen.
+
+    ``card`` is set for take_upcard, draw from the discard pile, discard and knock; a draw from
+    the stock never names its card.
+    """
+
+    seat: int
+    kind: str  # take_upcard | pass | draw | discard | knock
+    card: Card | None = None
+    source: Source | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"seat": self.seat, "kind": self.kind}
+        if self.source is not None:
+            out["source"] = self.source.value
+        if self.card is not None:
+            out["card"] = self.card.code
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """What one seat may know of a hand (``seat=None``: the public view for watchers).
+
+    Holds the seat's own cards, counts, the public discard pile and the public history; never
+    the other hand or the stock order until the hand is over (then ``result`` reveals both
+    hands).
+    """
+
+    rules: Rules
+    seat: int | None
+    starter: int
+    dealer: int
+    phase: Phase
+    to_act: int | None
+    hand: tuple[Card, ...]
+    """The seat's cards in best-arrangement order: melds first, then unmatched by rank."""
+    arrangement: Arrangement | None
+    hand_counts: tuple[int, int]
+    stock_count: int
+    discard_pile: tuple[Card, ...]
+    """Bottom first; the last card is the top."""
+    history: tuple[Event, ...]
+    legal_actions: tuple[Action, ...]
+    result: HandResult | None
+
+    @property
+    def opponent_count(self) -> int:
+        return self.hand_counts[1 - self.seat] if self.seat is not None else 0
+
+    @property
+    def deadwood(self) -> int | None:
+        return self.arrangement.deadwood if self.arrangement else None
+
+    @property
+    def upcard_taken(self) -> Card | None:
+        """The card this seat just took from the discard pile and may not discard now."""
+        if self.phase is Phase.DISCARD and self.history and self.history[-1].seat == self.to_act:
+            last = self.history[-1]
+            if last.kind == "take_upcard" or last.source is Source.DISCARD:
+                return last.card
+        return None
+
+    def to_wire(self) -> dict[str, Any]:
+        arr = self.arrangement
+        return {
+            "seat": self.seat,
+            "starter": self.starter,
+            "dealer": self.dealer,
+            "phase": self.phase.value,
+            "to_act": self.to_act,
+            "hand": [c.code for c in self.hand],
+            "melds": [m.to_wire() for m in arr.melds] if arr else [],
+            "deadwood": arr.deadwood if arr else None,
+            "hand_counts": list(self.hand_counts),
+            "stock_count": self.stock_count,
+            "discard_pile": [c.code for c in self.discard_pile],
+            "history": [e.to_wire() for e in self.history],
+            "legal_actions": [a.to_wire() for a in self.legal_actions],
+            "result": self.result.to_wire() if self.result else None,
+        }
+
+
+class HandState:
+    """A hand in play. ``apply`` mutates the state (and returns it, for chaining);
+    ``copy`` gives an independent state for simulations."""
+
+    __slots__ = (
+        "_options",
+        "dealer",
+        "discard_pile",
+        "hands",
+        "history",
+        "passes",
+        "phase",
+        "result",
+        "rules",
+        "starter",
+        "stock",
+        "stock_only",
+        "taken",
+        "to_act",
+    )
+
+    def __init__(
+        self,
+        rules: Rules,
+        starter: int,
+        hands: tuple[int, int],
+        upcard: int,
+        stock: Sequence[int],
+    ) -> None:
+        self.rules = rules
+        self.starter = starter
+        self.dealer = 1 - starter
+        self.hands = [hands[0], hands[1]]
+        self.stock = list(reversed(stock))  # top of the stock is the end of the list
+        self.discard_pile = [upcard]
+        self.phase = Phase.UPCARD
+        self.to_act = starter
+        self.passes = 0
+        self.stock_only = False
+        self.taken = -1
+        self.history: list[Event] = []
+        self.result: HandResult | None = None
+        self._options: dict[int, int] | None = None
+
+    # --- inspection ---------------------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    def hand(self, seat: int) -> list[Card]:
+        """A seat's cards (full information; do not show to the other seat)."""
+        return [c for c in DECK if self.hands[seat] >> c.index & 1]
+
+    @property
+    def upcard(self) -> Card:
+        """Top of the discard pile."""
+        return DECK[self.discard_pile[-1]]
+
+    def stock_order(self) -> list[Card]:
+        """The stock, top first (hidden information)."""
+        return [DECK[i] for i in reversed(self.stock)]
+
+    def knock_options(self) -> dict[Card, int]:
+        """In DISCARD: for each legal discard, the deadwood left after it."""
+        if self.phase is not Phase.DISCARD:
+            return {}
+        return {DECK[i]: dw for i, dw in self._discard_options().items() if i != self.taken}
+
+    def _discard_options(self) -> dict[int, int]:
+        if self._options is None:
+            self._options = discard_deadwoods(self.hands[self.to_act])
+        return self._options
+
+    def legal_actions(self) -> list[Action]:
+        phase = self.phase
+        if phase is Phase.DISCARD:
+            options = self._discard_options()
+            limit = self.rules.knock_limit
+            taken = self.taken
+            legal: list[Action] = [DISCARDS[i] for i in sorted(options) if i != taken]
+            legal.extend(KNOCKS[i] for i in sorted(options) if i != taken and options[i] <= limit)
+            return legal
+        if phase is Phase.DRAW:
+            return [DRAW_STOCK] if self.stock_only else [DRAW_STOCK, DRAW_DISCARD]
+        if phase is Phase.UPCARD:
+            return [TAKE_UPCARD, PASS]
+        return []
+
+    def is_legal(self, action: Action) -> bool:
+        try:
+            self._check(action)
+        except IllegalActionError:
+            return False
+        return True
+
+    def _check(self, action: Action) -> None:
+        phase = self.phase
+        if phase is Phase.OVER:
+            raise IllegalActionError("the hand is over")
+        if phase is Phase.UPCARD:
+            if not isinstance(action, TakeUpcard | Pass):
+                raise IllegalActionError("the upcard is on offer: take_upcard or pass")
+        elif phase is Phase.DRAW:
+            if not isinstance(action, Draw):
+                raise IllegalActionError("draw first, from the stock or the discard pile")
+            if action.source is Source.DISCARD and self.stock_only:
+                raise IllegalActionError("both players passed the upcard: draw from the stock")
+        else:
+            if not isinstance(action, Discard | Knock):
+                raise IllegalActionError("discard (or knock) a card")
+            i = action.card.index
+            if not self.hands[self.to_act] >> i & 1:
+                raise IllegalActionError(f"{action.card} is not in your hand")
+            if i == self.taken:
+                raise IllegalActionError(
+                    f"{action.card} was just taken from the discard pile and cannot be discarded this turn"
+                )
+            if isinstance(action, Knock):
+                left = self._discard_options()[i]
+                if left > self.rules.knock_limit:
+                    raise IllegalActionError(
+                        f"cannot knock discarding {action.card}: {left} deadwood left, "
+                        f"the limit is {self.rules.knock_limit}"
+                    )
+
+    # --- transitions --------------------------------------------------------------------------
+
+    def apply(self, action: Action, seat: int | None = None) -> HandState:
+        """Apply ``action`` for the seat to act (or check it is ``seat``'s turn first).
+
+        Raises :class:`IllegalActionError` / :class:`NotYourTurnError` leaving the state as it
+        was.
+        """
+        if seat is not None and seat != self.to_act and self.phase is not Phase.OVER:
+            raise NotYourTurnError(f"it is seat {self.to_act}'s turn, not seat {seat}'s")
+        self._check(action)
+        s = self.to_act
+        phase = self.phase
+        if phase is Phase.UPCARD:
+            if isinstance(action, TakeUpcard):
+                card = self.discard_pile.pop()
+                self.hands[s] |= 1 << card
+                self.taken = card
+                self.phase = Phase.DISCARD
+                self.history.append(Event(s, "take_upcard", DECK[card]))
+            else:
+                self.passes += 1
+                self.history.append(Event(s, "pass"))
+                if self.passes == 1:
+                    self.to_act = self.dealer
+                else:
+                    self.to_act = self.starter
+                    self.phase = Phase.DRAW
+                    self.stock_only = True
+        elif phase is Phase.DRAW:
+            assert isinstance(action, Draw)
+            if action.source is Source.STOCK:
+                card = self.stock.pop()
+                self.history.append(Event(s, "draw", None, Source.STOCK))
+            else:
+                card = self.discard_pile.pop()
+                self.taken = card
+                self.history.append(Event(s, "draw", DECK[card], Source.DISCARD))
+            self.hands[s] |= 1 << card
+            self.stock_only = False
+            self.phase = Phase.DISCARD
+        else:
+            assert isinstance(action, Discard | Knock)
+            card = action.card.index
+            self.hands[s] &= ~(1 << card)
+            self.discard_pile.append(card)
+            self.taken = -1
+            self._options = None
+            if isinstance(action, Knock):
+                self.history.append(Event(s, "knock", action.card))
+                self.phase = Phase.OVER
+                self.to_act = None  # type: ignore[assignment]
+                self.result = settle_knock(self.rules, s, (self.hands[0], self.hands[1]))
+            else:
+                self.history.append(Event(s, "discard", action.card))
+                if len(self.stock) <= 2:
+                    self.phase = Phase.OVER
+                    self.to_act = None  # type: ignore[assignment]
+                    self.result = dead_hand((self.hands[0], self.hands[1]))
+                else:
+                    self.to_act = 1 - s
+                    self.phase = Phase.DRAW
+        return self
+
+    # --- views --------------------------------------------------------------------------------
+
+    def view(self, seat: int | None) -> SeatView:
+        """What ``seat`` may see (``None``: the public view for watchers)."""
+        own = seat is not None
+        arrangement = best_arrangement_mask(self.hands[seat]) if own else None
+        return SeatView(
+            rules=self.rules,
+            seat=seat,
+            starter=self.starter,
+            dealer=self.dealer,
+            phase=self.phase,
+            to_act=self.to_act,
+            hand=arrangement.cards if arrangement else (),
+            arrangement=arrangement,
+            hand_counts=(self.hands[0].bit_count(), self.hands[1].bit_count()),
+            stock_count=len(self.stock),
+            discard_pile=tuple(DECK[i] for i in self.discard_pile),
+            history=tuple(self.history),
+            legal_actions=tuple(self.legal_actions()) if own and seat == self.to_act else (),
+            result=self.result,
+        )
+
+    def copy(self) -> HandState:
+        new = HandState.__new__(HandState)
+        new.rules = self.rules
+        new.starter = self.starter
+        new.dealer = self.dealer
+        new.hands = list(self.hands)
+        new.stock = list(self.stock)
+        new.discard_pile = list(self.discard_pile)
+        new.phase = self.phase
+        new.to_act = self.to_act
+        new.passes = self.passes
+        new.stock_only = self.stock_only
+        new.taken = self.taken
+        new.history = list(self.history)
+        new.result = self.result
+        new._options = self._options
+        return new
+
+    def __repr__(self) -> str:
+        return f"<HandState {self.rules.name} phase={self.phase.value} to_act={self.to_act} stock={len(self.stock)}>"
+
+    # --- determinization (for bots that simulate) -----------------------------------------------
+
+    @staticmethod
+    def from_view(
+        view: SeatView, opponent_hand: Iterable[Card | str], stock: Sequence[Card | str]
+    ) -> HandState:
+        """A full state consistent with ``view`` once the unseen cards are guessed: the
+        opponent's hand and the stock order (top first). Used by simulating bots, which see
+        only their view and must supply every hidden card themselves."""
+        if view.seat is None:
+            raise ValueError("a watcher's view has no hand to build from")
+        st = HandState.__new__(HandState)
+        st.rules = view.rules
+        st.starter = view.starter
+        st.dealer = view.dealer
+        hands = [0, 0]
+        hands[view.seat] = to_mask(view.hand)
+        hands[1 - view.seat] = to_mask(opponent_hand)
+        if hands[1 - view.seat].bit_count() != view.hand_counts[1 - view.seat]:
+            raise ValueError("the opponent's hand has the wrong number of cards")
+        st.hands = hands
+        st.stock = [as_card(c).index for c in reversed(stock)]
+        if len(st.stock) != view.stock_count:
+            raise ValueError("the stock has the wrong number of cards")
+        st.discard_pile = [c.index for c in view.discard_pile]
+        st.phase = view.phase
+        st.to_act = view.to_act  # type: ignore[assignment]
+        st.passes = sum(1 for e in view.history if e.kind == "pass")
+        st.stock_only = view.phase is Phase.DRAW and st.passes == 2 and len(view.history) == 2
+        taken = view.upcard_taken
+        st.taken = taken.index if taken is not None else -1
+        st.history = list(view.history)
+        st.result = view.result
+        st._options = None
+        return st
+
+
+def new_hand(
+    rules: Rules,
+    starter: int,
+    hands: tuple[Iterable[Card | str] | str, Iterable[Card | str] | str],
+    upcard: Card | str,
+    stock: Iterable[Card | str] | str,
+) -> HandState:
+    """A hand from explicit cards: each seat's ten cards, the upcard and the stock (top first).
+
+    >>> from server.rules import RULES
+    >>> h = new_hand(RULES["house"], starter=0,
+    ...              hands=("As 2s 3s 4s 5s 6s 7s 8s 9s Ts", "Ac 2c 3c 4c 5c 6c 7c 8c 9c Tc"),
+    ...              upcard="Kd", stock="Qd Jd Td 9d")
+    >>> h.apply(Pass()).apply(Pass()).apply(Draw(Source.STOCK)).phase
+    <Phase.DISCARD: 'discard'>
+    """
+    from .cards import parse_cards
+
+    if starter not in (0, 1):
+        raise ValueError("starter must be seat 0 or 1")
+    h0, h1 = parse_cards(hands[0]), parse_cards(hands[1])
+    up = as_card(upcard)
+    st = parse_cards(stock)
+    all_cards = [*h0, *h1, up, *st]
+    if len(h0) != 10 or len(h1) != 10:
+        raise ValueError("each hand must have ten cards")
+    if len(set(all_cards)) != len(all_cards):
+        raise ValueError("a card appears twice in the deal")
+    return HandState(rules, starter, (to_mask(h0), to_mask(h1)), up.index, [c.index for c in st])
+
+
+def shuffled_deck(seed: int | str) -> list[int]:
+    """The deck order (card indices) for ``seed``, from a private ``random.Random``."""
+    deck = list(range(52))
+    random.Random(seed).shuffle(deck)
+    return deck
+
+
+def deal(rules: Rules, starter: int, seed: int | str) -> HandState:
+    """Deal a hand from a seeded shuffle: ten cards each, the upcard, then 31 cards of stock."""
+    deck = shuffled_deck(seed)
+    return HandState(
+        rules,
+        starter,
+        (to_mask(DECK[i] for i in deck[0:10]), to_mask(DECK[i] for i in deck[10:20])),
+        deck[20],
+        deck[21:],
+    )

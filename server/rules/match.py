@@ -1,0 +1,244 @@
+"""A match: hands to the target score (100), with the preset's starter rule and bonuses.
+
+A match is determined by its rules, its seed and its actions: hand ``n`` is dealt from the seed
+``f"{seed}:{n}"``, and the first starter from ``f"{seed}:first"`` unless given. So
+``MatchState.replay(match.record())`` rebuilds the exact state.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from .actions import Action
+from .cards import DECK, Card, from_mask
+from .errors import IllegalActionError
+from .hand import HandState, SeatView, deal
+from .presets import RULES, Rules, StarterRule
+from .settle import HandResult
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTotal:
+    points: int
+    box_bonus: int
+    game_bonus: int
+
+    @property
+    def total(self) -> int:
+        return self.points + self.box_bonus + self.game_bonus
+
+    def to_wire(self) -> dict[str, int]:
+        return {
+            "points": self.points,
+            "box_bonus": self.box_bonus,
+            "game_bonus": self.game_bonus,
+            "total": self.total,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MatchOutcome:
+    winner: int
+    reason: str  # "target" | "resign"
+    totals: tuple[SeatTotal, SeatTotal]
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "winner": self.winner,
+            "reason": self.reason,
+            "totals": [t.to_wire() for t in self.totals],
+        }
+
+
+@dataclass(slots=True)
+class HandLog:
+    """One hand of the match record: who started, the deal and every action, in order."""
+
+    number: int
+    starter: int
+    seed: str
+    hands: tuple[tuple[Card, ...], tuple[Card, ...]]
+    upcard: Card
+    stock: tuple[Card, ...]  # top first
+    actions: list[tuple[int, Action]] = field(default_factory=list)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "starter": self.starter,
+            "seed": self.seed,
+            "hands": [[c.code for c in h] for h in self.hands],
+            "upcard": self.upcard.code,
+            "stock": [c.code for c in self.stock],
+            "actions": [{"seat": s, "action": a.to_wire()} for s, a in self.actions],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MatchView:
+    """What one seat (or, with ``seat=None``, a watcher) may see of a match."""
+
+    rules: Rules
+    seat: int | None
+    hand_number: int
+    scores: tuple[int, int]
+    hands_won: tuple[int, int]
+    hand: SeatView
+    results: tuple[HandResult, ...]
+    outcome: MatchOutcome | None
+
+    @property
+    def last_result(self) -> HandResult | None:
+        return self.results[-1] if self.results else None
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules.to_wire(),
+            "seat": self.seat,
+            "hand_number": self.hand_number,
+            "scores": list(self.scores),
+            "hands_won": list(self.hands_won),
+            "hand": self.hand.to_wire(),
+            "last_result": self.last_result.to_wire() if self.last_result else None,
+            "outcome": self.outcome.to_wire() if self.outcome else None,
+        }
+
+
+class MatchState:
+    """A match in play; ``apply`` plays an action in the current hand and deals the next hand
+    when one ends, until a seat reaches the target."""
+
+    def __init__(self, rules: Rules, seed: int | str, first_starter: int | None = None) -> None:
+        self.rules = rules
+        self.seed = str(seed)
+        if first_starter is None:
+            first_starter = random.Random(f"{self.seed}:first").randrange(2)
+        self.first_starter = first_starter
+        self.scores = [0, 0]
+        self.hands_won = [0, 0]
+        self.results: list[HandResult] = []
+        self.log: list[HandLog] = []
+        self.outcome: MatchOutcome | None = None
+        self.resigned: int | None = None
+        self.hand: HandState = self._deal(first_starter)
+
+    @property
+    def hand_number(self) -> int:
+        return len(self.log)
+
+    @property
+    def is_over(self) -> bool:
+        return self.outcome is not None
+
+    @property
+    def to_act(self) -> int | None:
+        return None if self.is_over else self.hand.to_act
+
+    def _deal(self, starter: int) -> HandState:
+        number = len(self.log) + 1
+        seed = f"{self.seed}:{number}"
+        hand = deal(self.rules, starter, seed)
+        self.log.append(
+            HandLog(
+                number,
+                starter,
+                seed,
+                (tuple(from_mask(hand.hands[0])), tuple(from_mask(hand.hands[1]))),
+                hand.upcard,
+                tuple(hand.stock_order()),
+            )
+        )
+        return hand
+
+    def legal_actions(self, seat: int | None = None) -> list[Action]:
+        if self.is_over or (seat is not None and seat != self.hand.to_act):
+            return []
+        return self.hand.legal_actions()
+
+    def apply(self, action: Action, seat: int | None = None) -> MatchState:
+        if self.is_over:
+            raise IllegalActionError("the match is over")
+        acting = self.hand.to_act
+        self.hand.apply(action, seat)
+        self.log[-1].actions.append((acting, action))
+        if self.hand.is_over:
+            self._finish_hand()
+        return self
+
+    def _finish_hand(self) -> None:
+        result = self.hand.result
+        assert result is not None
+        self.results.append(result)
+        if result.winner is not None:
+            self.scores[result.winner] += result.points
+            self.hands_won[result.winner] += 1
+            if self.scores[result.winner] >= self.rules.target:
+                self._end(result.winner, "target")
+                return
+        if self.rules.starter_rule is StarterRule.ALTERNATE:
+            starter = 1 - self.hand.starter
+        else:
+            starter = self.hand.starter if result.winner is None else result.winner
+        self.hand = self._deal(starter)
+
+    def _end(self, winner: int, reason: str) -> None:
+        r = self.rules
+        loser = 1 - winner
+        totals = []
+        for seat in (0, 1):
+            box = r.box_bonus * self.hands_won[seat] if reason == "target" else 0
+            game = 0
+            if seat == winner and reason == "target":
+                game = r.shutout_bonus if self.scores[loser] == 0 else r.game_bonus
+            totals.append(SeatTotal(self.scores[seat], box, game))
+        self.outcome = MatchOutcome(winner, reason, (totals[0], totals[1]))
+
+    def resign(self, seat: int) -> None:
+        """``seat`` resigns: the other seat wins the match (no bonuses are added)."""
+        if self.is_over:
+            raise IllegalActionError("the match is over")
+        self.resigned = seat
+        self._end(1 - seat, "resign")
+
+    def view(self, seat: int | None) -> MatchView:
+        return MatchView(
+            self.rules,
+            seat,
+            self.hand_number,
+            (self.scores[0], self.scores[1]),
+            (self.hands_won[0], self.hands_won[1]),
+            self.hand.view(seat),
+            tuple(self.results),
+            self.outcome,
+        )
+
+    # --- record and replay ----------------------------------------------------------------------
+
+    def record(self) -> dict[str, Any]:
+        """Everything needed to rebuild the match: rules, seed, first starter, actions."""
+        return {
+            "rules": self.rules.name,
+            "seed": self.seed,
+            "first_starter": self.first_starter,
+            "actions": [[s, a.to_wire()] for log in self.log for s, a in log.actions],
+            "resigned": self.resigned,
+        }
+
+    @staticmethod
+    def replay(record: dict[str, Any]) -> MatchState:
+        m = MatchState(RULES[record["rules"]], record["seed"], record["first_starter"])
+        for seat, wire in record["actions"]:
+            m.apply(Action.from_wire(wire), seat)
+        if record.get("resigned") is not None:
+            m.resign(record["resigned"])
+        return m
+
+
+def new_match(rules: Rules | str, seed: int | str, first_starter: int | None = None) -> MatchState:
+    """Start a match; ``rules`` is a preset or its name (``"house"``, ``"classic"``)."""
+    return MatchState(RULES[rules] if isinstance(rules, str) else rules, seed, first_starter)
+
+
+__all__ = ["DECK", "HandLog", "MatchOutcome", "MatchState", "MatchView", "SeatTotal", "new_match"]

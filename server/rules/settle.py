@@ -1,0 +1,200 @@
+"""Settling a hand: gin, knock, undercut or dead hand, with automatic optimal layoffs.
+
+The knocker's arrangement is chosen for the knocker (best score once the defender has answered
+optimally; ties go to the lowest knocker deadwood). The defender's melds and layoffs are chosen
+to leave the least deadwood. No layoffs against gin.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from itertools import product
+from typing import TYPE_CHECKING, Any
+
+from .cards import Card, from_mask
+from .melds import (
+    Arrangement,
+    Meld,
+    arrangement_of,
+    best_arrangement_mask,
+    mask_value,
+    min_deadwood,
+    packings,
+)
+
+if TYPE_CHECKING:
+    from .presets import Rules
+
+
+class ResultKind(StrEnum):
+    GIN = "gin"
+    KNOCK = "knock"
+    UNDERCUT = "undercut"
+    DEAD = "dead"
+
+
+@dataclass(frozen=True, slots=True)
+class Layoff:
+    """The defender's ``card`` laid off on the knocker's meld number ``meld``."""
+
+    card: Card
+    meld: int
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"card": self.card.code, "meld": self.meld}
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    kind: ResultKind
+    winner: int | None
+    points: int
+    knocker: int | None
+    hands: tuple[tuple[Card, ...], tuple[Card, ...]]
+    """Each seat's final ten cards (revealed once the hand is over)."""
+    arrangements: tuple[Arrangement, Arrangement]
+    """Each seat's melds and unmatched cards; the defender's unmatched cards exclude layoffs."""
+    layoffs: tuple[Layoff, ...]
+    breakdown: str
+    """The score worked out, e.g. ``"25 + 8 - 5 = 28"``."""
+
+    @property
+    def deadwood(self) -> tuple[int, int]:
+        return (self.arrangements[0].deadwood, self.arrangements[1].deadwood)
+
+    @property
+    def melds(self) -> tuple[tuple[Meld, ...], tuple[Meld, ...]]:
+        return (self.arrangements[0].melds, self.arrangements[1].melds)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind.value,
+            "winner": self.winner,
+            "points": self.points,
+            "knocker": self.knocker,
+            "deadwood": list(self.deadwood),
+            "hands": [[c.code for c in h] for h in self.hands],
+            "melds": [[m.to_wire() for m in a.melds] for a in self.arrangements],
+            "unmatched": [[c.code for c in a.unmatched] for a in self.arrangements],
+            "layoffs": [lo.to_wire() for lo in self.layoffs],
+            "breakdown": self.breakdown,
+        }
+
+
+def _sorted_hand(mask: int) -> tuple[Card, ...]:
+    return tuple(sorted(from_mask(mask), key=lambda c: (c.suit, c.rank)))
+
+
+def dead_hand(hands: tuple[int, int]) -> HandResult:
+    return HandResult(
+        kind=ResultKind.DEAD,
+        winner=None,
+        points=0,
+        knocker=None,
+        hands=(_sorted_hand(hands[0]), _sorted_hand(hands[1])),
+        arrangements=(best_arrangement_mask(hands[0]), best_arrangement_mask(hands[1])),
+        layoffs=(),
+        breakdown="Dead hand: no score",
+    )
+
+
+def _layoff_options(melds: tuple[int, ...], defender: int) -> list[list[tuple[int, ...]]]:
+    """Per knocker meld, the possible layoff sequences (card index tuples), the empty one first."""
+    options = []
+    for m in melds:
+        cards = from_mask(m)
+        if len({c.rank for c in cards}) == 1:
+            opts: list[tuple[int, ...]] = [()]
+            if len(cards) == 3:
+                rank0 = cards[0].rank - 1
+                (suit,) = {0, 1, 2, 3} - {c.suit for c in cards}
+                fourth = suit * 13 + rank0
+                if defender >> fourth & 1:
+                    opts.append((fourth,))
+            options.append(opts)
+            continue
+        suit = cards[0].suit
+        lo, hi = cards[0].rank - 1, cards[-1].rank - 1
+        down = []
+        r = lo - 1
+        while r >= 0 and defender >> (suit * 13 + r) & 1:
+            down.append(suit * 13 + r)
+            r -= 1
+        up = []
+        r = hi + 1
+        while r < 13 and defender >> (suit * 13 + r) & 1:
+            up.append(suit * 13 + r)
+            r += 1
+        options.append(
+            [tuple(down[:i]) + tuple(up[:j]) for i in range(len(down) + 1) for j in range(len(up) + 1)]
+        )
+    return options
+
+
+def defend(melds: tuple[int, ...], defender: int) -> tuple[int, tuple[Layoff, ...], int]:
+    """The defender's best answer to the knocker's ``melds``: (deadwood, layoffs, unlaid mask)."""
+    best: tuple[int, tuple[Layoff, ...], int] | None = None
+    for choice in product(*_layoff_options(melds, defender)):
+        laid = 0
+        layoffs = []
+        for meld_no, cards in enumerate(choice):
+            for c in cards:
+                if not laid >> c & 1:
+                    laid |= 1 << c
+                    layoffs.append(Layoff(Card.from_index(c), meld_no))
+        rest = defender & ~laid
+        dw = min_deadwood(rest)
+        if best is None or dw < best[0]:
+            best = (dw, tuple(layoffs), rest)
+    assert best is not None
+    return best
+
+
+def settle_knock(rules: Rules, knocker: int, hands: tuple[int, int]) -> HandResult:
+    k_mask, d_mask = hands[knocker], hands[1 - knocker]
+    defender = 1 - knocker
+    revealed = (_sorted_hand(hands[0]), _sorted_hand(hands[1]))
+    if min_deadwood(k_mask) == 0:
+        k_arr = best_arrangement_mask(k_mask)
+        d_arr = best_arrangement_mask(d_mask)
+        points = rules.gin_bonus + d_arr.deadwood
+        arrs = [k_arr, d_arr] if knocker == 0 else [d_arr, k_arr]
+        return HandResult(
+            ResultKind.GIN,
+            knocker,
+            points,
+            knocker,
+            revealed,
+            (arrs[0], arrs[1]),
+            (),
+            f"{rules.gin_bonus} + {d_arr.deadwood} = {points}",
+        )
+    best_key = None
+    best = None
+    for chosen, unmatched in packings(k_mask):
+        k_dw = mask_value(unmatched)
+        if k_dw > rules.knock_limit:
+            continue
+        d_dw, layoffs, d_rest = defend(chosen, d_mask)
+        net = d_dw - k_dw if d_dw > k_dw else -(rules.undercut_bonus + k_dw - d_dw)
+        key = (-net, k_dw, len(chosen))
+        if best_key is None or key < best_key:
+            best_key, best = key, (chosen, unmatched, k_dw, d_dw, layoffs, d_rest)
+    assert best is not None, "a knock is only legal with deadwood within the limit"
+    chosen, unmatched, k_dw, d_dw, layoffs, d_rest = best
+    # Keep the knocker's melds in the order layoffs refer to.
+    k_arr = Arrangement(
+        tuple(Meld.from_mask(m) for m in chosen),
+        arrangement_of((), unmatched).unmatched,
+        k_dw,
+    )
+    d_arr = best_arrangement_mask(d_rest)
+    arrs = [k_arr, d_arr] if knocker == 0 else [d_arr, k_arr]
+    if d_dw > k_dw:
+        kind, winner, points = ResultKind.KNOCK, knocker, d_dw - k_dw
+        breakdown = f"{d_dw} - {k_dw} = {points}"
+    else:
+        kind, winner, points = ResultKind.UNDERCUT, defender, rules.undercut_bonus + k_dw - d_dw
+        breakdown = f"{rules.undercut_bonus} + {k_dw} - {d_dw} = {points}"
+    return HandResult(kind, winner, points, knocker, revealed, (arrs[0], arrs[1]), layoffs, breakdown)
