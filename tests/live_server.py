@@ -23,8 +23,13 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def live_server(tmp_path: Path, *, database_url: str | None = None, extra_env: dict[str, str] | None = None,
-                port: int | None = None) -> Iterator[str]:
+def live_server(
+    tmp_path: Path,
+    *,
+    database_url: str | None = None,
+    extra_env: dict[str, str] | None = None,
+    port: int | None = None,
+) -> Iterator[str]:
     """Run ``python -m server`` on a free loopback port; yields its base URL (``http://127.0.0.1:P``)."""
     port = port or free_port()
     env = {
@@ -34,10 +39,13 @@ def live_server(tmp_path: Path, *, database_url: str | None = None, extra_env: d
         **(extra_env or {}),
     }
     url = database_url or f"sqlite+aiosqlite:///{tmp_path / 'server.db'}"
-    log = open(tmp_path / f"server-{port}.log", "wb")
+    log = open(tmp_path / f"server-{port}.log", "wb")  # noqa: SIM115 (closed in finally)
     proc = subprocess.Popen(
         [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port), "--database-url", url],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
     try:

@@ -354,7 +354,9 @@ class HandState:
             history=tuple(self.history),
             legal_actions=tuple(self.legal_actions()) if own and seat == self.to_act else (),
             result=self.result,
-            discard_deadwood=tuple(sorted(self.knock_options().items())) if own and seat == self.to_act else (),
+            discard_deadwood=tuple(sorted(self.knock_options().items()))
+            if own and seat == self.to_act
+            else (),
         )
 
     def copy(self) -> HandState:
