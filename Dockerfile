@@ -1,0 +1,14 @@
+# The Gin Rummy server image: the package, its migrations, the rule presets and the web client.
+FROM python:3.11-slim
+WORKDIR /app
+COPY pyproject.toml README.md alembic.ini ./
+COPY server ./server
+COPY migrations ./migrations
+COPY seeds ./seeds
+COPY clients/web ./clients/web
+RUN pip install --no-cache-dir -e . && useradd --create-home gin && mkdir -p /app/data && chown gin /app/data
+USER gin
+ENV GINRUMMY_HOST=0.0.0.0 GINRUMMY_PORT=8080
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=3s CMD python -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:8080/healthz', timeout=2)" || exit 1
+CMD ["python", "-m", "server"]
