@@ -72,10 +72,11 @@ class Action:
                 if source == "discard":
                     return DRAW_DISCARD
                 raise InvalidActionError(f"draw: source must be 'stock' or 'discard', not {source!r}")
+            # Card.parse, not as_card: the wire carries codes, never Card objects.
             case "discard":
-                return DISCARDS[as_card(data["card"]).index]
+                return DISCARDS[Card.parse(data["card"]).index]
             case _:
-                return KNOCKS[as_card(data["card"]).index]
+                return KNOCKS[Card.parse(data["card"]).index]
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,7 +41,7 @@ from .actions import (
     TakeUpcard,
 )
 from .cards import DECK, Card, as_card, to_mask
-from .errors import IllegalActionError, NotYourTurnError
+from .errors import IllegalActionError, InvalidActionError, NotYourTurnError
 from .melds import Arrangement, best_arrangement_mask, discard_deadwoods
 from .presets import Rules
 from .settle import HandResult, dead_hand, settle_knock
@@ -235,11 +235,14 @@ class HandState:
     def is_legal(self, action: Action) -> bool:
         try:
             self._check(action)
-        except IllegalActionError:
+        except (IllegalActionError, InvalidActionError):
             return False
         return True
 
     def _check(self, action: Action) -> None:
+        if not isinstance(action, Action):
+            # A wire dict or junk handed straight to apply is malformed input, not a move.
+            raise InvalidActionError(f"not an action: {action!r} (parse wire dicts with Action.from_wire)")
         phase = self.phase
         if phase is Phase.OVER:
             raise IllegalActionError("the hand is over")
