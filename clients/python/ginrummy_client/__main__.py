@@ -1,0 +1,121 @@
+"""Command line: ``python -m ginrummy_client play ...`` (the terminal client) and
+``python -m ginrummy_client arena ...`` (a strategy against the computer, N matches).
+
+The server defaults to ``$GINRUMMY_SERVER`` or http://127.0.0.1:8080.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Sequence
+
+from .arena import load_strategy, run_arena
+from .errors import GinRummyError
+from .rest import GinRummyClient
+from .terminal import TerminalUI, stdin_reader
+
+DEFAULT_SERVER = os.environ.get("GINRUMMY_SERVER", "http://127.0.0.1:8080")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m ginrummy_client", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    play = sub.add_parser("play", help="play a match in the terminal")
+    play.add_argument("--server", default=DEFAULT_SERVER, help="server base URL (default %(default)s)")
+    play.add_argument("--name", default=os.environ.get("USER", "Player"), help="your name for a new identity")
+    play.add_argument(
+        "--token", default=os.environ.get("GINRUMMY_TOKEN"), help="your player token (to come back)"
+    )
+    play.add_argument(
+        "--vs", choices=("computer", "friend"), default="computer", help="opponent (default computer)"
+    )
+    play.add_argument("--level", choices=("easy", "normal", "hard"), default="normal", help="computer level")
+    play.add_argument("--rules", choices=("house", "classic"), default="house", help="rule preset")
+    play.add_argument("--join", metavar="INVITE", help="join a friend's match: the invite URL or MATCH:CODE")
+    play.add_argument("--match", metavar="MATCH_ID", help="come back to a match of yours (needs --token)")
+
+    arena = sub.add_parser("arena", help="run a strategy against the computer for N matches")
+    arena.add_argument("--server", default=DEFAULT_SERVER, help="server base URL (default %(default)s)")
+    arena.add_argument(
+        "--strategy", default="quick", help="module:function, path/file.py:function, quick or random"
+    )
+    arena.add_argument("--level", choices=("easy", "normal", "hard"), default="normal")
+    arena.add_argument("--rules", choices=("house", "classic"), default="house")
+    arena.add_argument("--matches", type=int, default=10)
+    arena.add_argument("--name", default="Arena bot")
+    arena.add_argument("--token", default=None)
+    return parser
+
+
+async def _play(args: argparse.Namespace) -> int:
+    client = GinRummyClient(args.server, args.token)
+    if client.token is None:
+        me = await client.create_player(args.name)
+        print(f"Playing as {me.name}. Your token (keep it to come back to your matches): {me.token}")
+    note = None
+    if args.join:
+        ticket = await client.join_invite(args.join, args.match)
+        match_id = ticket.match_id
+        conn = client.connect(ticket)
+    elif args.match:
+        match_id = args.match
+        conn = client.connect(match_id)
+    else:
+        opponent = "human" if args.vs == "friend" else "computer"
+        ticket = await client.create_match(opponent=opponent, difficulty=args.level, rules=args.rules)
+        match_id = ticket.match_id
+        conn = client.connect(ticket)
+        if ticket.invite is not None:
+            invite = ticket.invite.url or f"{match_id}:{ticket.invite.code}"
+            note = (
+                f"Send your friend this invite: {invite}\n"
+                f"(they run: python -m ginrummy_client play --server {args.server} --join '{invite}')"
+            )
+            print(note)
+    print(f"Match {match_id}. Type h for help.")
+    read = stdin_reader()
+    ui = TerminalUI(conn, read, print, resign=lambda: client.resign(match_id), waiting_note=note)
+    async with conn:
+        final = await ui.run()
+    if final is None:
+        print(
+            f"To come back: python -m ginrummy_client play --server {args.server} "
+            f"--token {client.token} --match {match_id}"
+        )
+    return 0
+
+
+async def _arena(args: argparse.Namespace) -> int:
+    strategy = load_strategy(args.strategy)
+    await run_arena(
+        args.server,
+        strategy,
+        level=args.level,
+        rules=args.rules,
+        matches=args.matches,
+        name=args.name,
+        token=args.token,
+        strategy_name=args.strategy,
+    )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    runner = _play if args.command == "play" else _arena
+    try:
+        return asyncio.run(runner(args))
+    except KeyboardInterrupt:
+        print("\nInterrupted.")
+        return 130
+    except (GinRummyError, ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
