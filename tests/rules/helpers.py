@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Iterable
-from functools import lru_cache
+from functools import cache
 
 from server.rules import Action, Card, Discard, Draw, HandState, Knock, Pass, Source, TakeUpcard
 
@@ -39,32 +39,37 @@ def is_valid_meld(group: Iterable[Card]) -> bool:
 
 
 def all_melds(hand: Iterable[Card]) -> list[frozenset[Card]]:
-    """Every meld inside ``hand``, found by trying every subset of 3+ cards."""
-    hand = sorted(hand)
-    out = []
-    for size in range(3, len(hand) + 1):
-        for group in itertools.combinations(hand, size):
-            if is_valid_meld(group):
-                out.append(frozenset(group))
-    return out
+    """Every meld inside ``hand``: every subset of 3+ cards of one rank or of one suit that is
+    a valid meld (a meld is always one or the other)."""
+    hand = sorted(set(hand))
+    groups = [[c for c in hand if c.rank == r] for r in range(1, 14)]
+    groups += [[c for c in hand if c.suit == s] for s in range(4)]
+    out = set()
+    for group in groups:
+        for size in range(3, len(group) + 1):
+            for subset in itertools.combinations(group, size):
+                if is_valid_meld(subset):
+                    out.add(frozenset(subset))
+    return sorted(out, key=sorted)
 
 
 def brute_min_deadwood(hand: Iterable[Card]) -> int:
     """Least deadwood: the lowest card is either unmatched or in some meld of the rest."""
-    return _brute(frozenset(hand))
+    hand = frozenset(hand)
+    melds = all_melds(hand)
 
+    @cache
+    def best(left: frozenset[Card]) -> int:
+        if not left:
+            return 0
+        first = min(left)
+        out = value(first) + best(left - {first})
+        for m in melds:
+            if first in m and m <= left:
+                out = min(out, best(left - m))
+        return out
 
-@lru_cache(maxsize=200_000)
-def _brute(hand: frozenset[Card]) -> int:
-    if not hand:
-        return 0
-    first = min(hand)
-    rest = hand - {first}
-    best = value(first) + _brute(rest)
-    for m in all_melds(hand):
-        if first in m:
-            best = min(best, _brute(hand - m))
-    return best
+    return best(hand)
 
 
 def all_packings(hand: Iterable[Card]) -> list[tuple[list[frozenset[Card]], frozenset[Card]]]:
@@ -109,13 +114,23 @@ def can_lay_off(knocker_melds: list[frozenset[Card]], laid: frozenset[Card]) -> 
 
 def brute_defender_deadwood(knocker_melds: list[frozenset[Card]], defender: Iterable[Card]) -> int:
     """The defender's least deadwood after its best layoffs: try every subset of the cards that
-    touch a knocker meld (by rank or by suit)."""
+    might be laid off."""
     defender = frozenset(defender)
-    touching = [
-        c
-        for c in defender
-        if any(c.rank in {k.rank for k in m} or c.suit in {k.suit for k in m} for m in knocker_melds)
-    ]
+    # Candidates: cards that fit some meld once every candidate found so far is added to every
+    # meld it fits. Growing a meld never stops another card from fitting, so this is a superset
+    # of any legal layoff; can_lay_off below then decides each subset exactly.
+    grown = [set(m) for m in knocker_melds]
+    touching: list[Card] = []
+    changed = True
+    while changed:
+        changed = False
+        for c in sorted(defender - set(touching)):
+            fits = [m for m in grown if is_valid_meld([*m, c])]
+            if fits:
+                touching.append(c)
+                for m in fits:
+                    m.add(c)
+                changed = True
     best = brute_min_deadwood(defender)
     for size in range(1, len(touching) + 1):
         for laid in itertools.combinations(touching, size):
