@@ -1,0 +1,135 @@
+// The player's finished matches (GET /api/matches?status=finished), and one match's hands
+// (GET /api/matches/{id}) with a link to its replay.
+
+import { getMatch, listMatches } from "./api.js";
+import { formatDate, h, replaceChildren } from "./dom.js";
+import { resultBlock, resultSummary } from "./results.js";
+import { store } from "./store.js";
+
+const PAGE = 20;
+
+/** The viewer's seat in a match summary (matched on the player's name; the server does not say). */
+function seatIn(summary) {
+  const me = store.player;
+  const info = store.matchInfo(summary.match_id);
+  if (info.seat === 0 || info.seat === 1) return info.seat;
+  if (typeof summary.seat === "number") return summary.seat;
+  const humans = (summary.players || []).filter((p) => p.name === me?.name);
+  return humans.length === 1 ? humans[0].seat : 0;
+}
+
+function outcomeWords(m, seat) {
+  if (m.winner === null || m.winner === undefined) return "unfinished";
+  const won = m.winner === seat;
+  const totals = m.outcome?.totals;
+  const mine = totals ? totals[seat].total : m.scores?.[seat];
+  const theirs = totals ? totals[1 - seat].total : m.scores?.[1 - seat];
+  const how = m.outcome?.reason === "resign" ? (won ? " (they resigned)" : " (you resigned)") : "";
+  return `${won ? "You won" : "You lost"} ${mine}\u2013${theirs}${how}`;
+}
+
+export function mountHistory(root) {
+  const list = h("ul", { class: "match-list history-list" });
+  const more = h("button", { class: "btn", type: "button", hidden: true }, "Show more");
+  const status = h("p", { class: "muted", role: "status" }, "Loading\u2026");
+  replaceChildren(
+    root,
+    h(
+      "section",
+      { class: "history panel" },
+      h("h1", { tabindex: "-1" }, "Your finished matches"),
+      status,
+      list,
+      more,
+    ),
+  );
+  root.querySelector("h1").focus({ preventScroll: true });
+  if (!store.player?.token) {
+    status.textContent = "Play a match first: your finished matches will be listed here.";
+    return () => {};
+  }
+  let offset = 0;
+  async function load() {
+    more.disabled = true;
+    try {
+      const page = await listMatches({ status: "finished", limit: PAGE, offset });
+      const matches = page.matches || [];
+      offset += matches.length;
+      for (const m of matches) {
+        const seat = seatIn(m);
+        const other = (m.players || []).find((p) => p.seat === 1 - seat) || {};
+        const id = encodeURIComponent(m.match_id);
+        list.append(
+          h(
+            "li",
+            { class: m.winner === seat ? "won" : "lost" },
+            h("strong", {}, `Against ${other.name || "?"}`),
+            h("span", {}, ` \u00b7 ${outcomeWords(m, seat)} \u00b7 ${m.rules} rules \u00b7 ${m.hand_number} hands \u00b7 ${formatDate(m.updated_at || m.created_at)} `),
+            h(
+              "span",
+              { class: "row-links" },
+              h("a", { href: `#/history/${id}`, "aria-label": `Hands of the match against ${other.name || "?"}, ${formatDate(m.created_at)}` }, "Hands"),
+              " ",
+              h("a", { href: `#/replay/${id}`, "aria-label": `Replay the match against ${other.name || "?"}, ${formatDate(m.created_at)}` }, "Replay"),
+            ),
+          ),
+        );
+      }
+      status.textContent = offset ? `${page.total ?? offset} finished match${(page.total ?? offset) === 1 ? "" : "es"}` : "No finished matches yet.";
+      more.hidden = offset >= (page.total ?? 0) || !matches.length;
+    } catch (e) {
+      status.textContent = `Could not load your matches: ${e.message}`;
+    }
+    more.disabled = false;
+  }
+  more.addEventListener("click", load);
+  load();
+  return () => {};
+}
+
+export function mountMatchDetail(root, { matchId }) {
+  const body = h("div", {}, h("p", { class: "muted", role: "status" }, "Loading\u2026"));
+  replaceChildren(
+    root,
+    h(
+      "section",
+      { class: "history panel" },
+      h("p", {}, h("a", { href: "#/history" }, "\u2190 All finished matches")),
+      h("h1", { tabindex: "-1" }, "Match hands"),
+      body,
+    ),
+  );
+  root.querySelector("h1").focus({ preventScroll: true });
+  getMatch(matchId).then(
+    (m) => {
+      const seat = seatIn(m);
+      const ctx = { players: m.players, seat };
+      const hands = m.hands || [];
+      replaceChildren(
+        body,
+        h("p", { class: "lede" }, outcomeWords(m, seat), ` \u00b7 ${m.rules} rules \u00b7 ${formatDate(m.created_at)}`),
+        h("p", {}, h("a", { class: "btn primary", href: `#/replay/${encodeURIComponent(matchId)}` }, "Replay this match")),
+        h(
+          "ol",
+          { class: "hand-results" },
+          hands.map((entry, i) => {
+            const r = entry.result || entry;
+            const number = entry.number || i + 1;
+            return h(
+              "li",
+              {},
+              h(
+                "details",
+                {},
+                h("summary", {}, `Hand ${number}: ${resultSummary(ctx, r)}`),
+                resultBlock(ctx, r),
+              ),
+            );
+          }),
+        ),
+      );
+    },
+    (e) => replaceChildren(body, h("p", { class: "form-error", role: "alert" }, `Could not load the match: ${e.message}`)),
+  );
+  return () => {};
+}

@@ -1,0 +1,191 @@
+// The start page: who you are, a match against the computer (Easy, Normal or Hard; house or
+// classic rules), a match against a friend (an invite link), and matches still in progress.
+
+import { ApiError, createMatch, listMatches, register } from "./api.js";
+import { formatDate, h, replaceChildren } from "./dom.js";
+import { store } from "./store.js";
+
+const DIFFICULTIES = [
+  ["easy", "Easy", "relaxed: plays sensibly but misses chances"],
+  ["normal", "Normal", "knocks as soon as it can"],
+  ["hard", "Hard", "reads your pickups and discards"],
+];
+const RULESETS = [
+  ["house", "House rules", "first to 100, no bonuses; the starter alternates"],
+  ["classic", "Classic rules", "box and game bonuses; the winner of a hand starts the next"],
+];
+
+function radios(name, options, checked) {
+  return options.map(([value, label, note]) =>
+    h(
+      "label",
+      { class: "choice" },
+      h("input", { type: "radio", name, value, checked: value === checked }),
+      h("span", { class: "choice-text" }, h("strong", {}, label), h("span", { class: "note" }, note)),
+    ),
+  );
+}
+
+/** The player's identity, creating it from the name field when there is none yet. */
+export async function ensurePlayer(form) {
+  const existing = store.player;
+  if (existing?.token) return existing;
+  const input = form.querySelector("input[name=name]") || document.getElementById("player-name");
+  const name = (input?.value || "").trim();
+  if (!name) {
+    input?.focus();
+    throw new ApiError(400, "bad_request", "Please type your name first.");
+  }
+  return register(name);
+}
+
+export function nameField() {
+  return h(
+    "div",
+    { class: "field" },
+    h("label", { for: "player-name" }, "Your name"),
+    h("input", { id: "player-name", name: "name", type: "text", autocomplete: "nickname", maxlength: "40", required: true }),
+  );
+}
+
+export function mountHome(root, { message = "" } = {}) {
+  const player = store.player;
+  const error = h("p", { class: "form-error", role: "alert" }, message);
+  const busy = (form, on) => form.querySelectorAll("button").forEach((b) => (b.disabled = on));
+
+  async function start(form, options) {
+    error.textContent = "";
+    busy(form, true);
+    try {
+      await ensurePlayer(root);
+      const m = await createMatch(options);
+      store.saveMatchInfo(m.match_id, { watch_token: m.watch_token, invite: m.invite, seat: m.seat });
+      store.currentMatch = m.match_id;
+      location.hash = `#/play/${encodeURIComponent(m.match_id)}`;
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 401) {
+        // The server no longer knows this token (a new server, say): ask for a name again.
+        store.player = null;
+        mountHome(root, { message: "The server did not recognise you: type your name and try again." });
+        return;
+      }
+      error.textContent = e.message;
+      busy(form, false);
+    }
+  }
+
+  const computerForm = h(
+    "form",
+    {
+      class: "panel start",
+      "aria-labelledby": "vs-computer",
+      onsubmit: (e) => {
+        e.preventDefault();
+        const f = new FormData(e.target);
+        start(e.target, { opponent: "computer", difficulty: f.get("difficulty"), rules: f.get("rules") });
+      },
+    },
+    h("h2", { id: "vs-computer" }, "Play the computer"),
+    h("fieldset", {}, h("legend", {}, "Difficulty"), radios("difficulty", DIFFICULTIES, "normal")),
+    h("fieldset", {}, h("legend", {}, "Rules"), radios("rules", RULESETS, "house")),
+    h("button", { class: "btn primary big", type: "submit" }, "Play the computer"),
+  );
+
+  const friendForm = h(
+    "form",
+    {
+      class: "panel start",
+      "aria-labelledby": "vs-friend",
+      onsubmit: (e) => {
+        e.preventDefault();
+        const f = new FormData(e.target);
+        start(e.target, { opponent: "human", rules: f.get("friend-rules") });
+      },
+    },
+    h("h2", { id: "vs-friend" }, "Play a friend"),
+    h("p", {}, "Create a match and send your friend the invite link. It starts when they open it."),
+    h("fieldset", {}, h("legend", {}, "Rules"), radios("friend-rules", RULESETS, "house")),
+    h("button", { class: "btn big", type: "submit" }, "Create an invite link"),
+  );
+
+  const who = player
+    ? h(
+        "p",
+        { class: "whoami" },
+        `Playing as ${player.name}. `,
+        h(
+          "button",
+          {
+            class: "btn small subtle",
+            type: "button",
+            onclick: () => {
+              store.player = null;
+              store.currentMatch = null;
+              mountHome(root);
+            },
+          },
+          "Play under another name",
+        ),
+      )
+    : h("div", { class: "panel who" }, nameField(), h("p", { class: "note" }, "Your name is shown to your opponent. This browser remembers you."));
+
+  const ongoing = h("section", { class: "panel ongoing", "aria-labelledby": "ongoing-title", hidden: true });
+
+  replaceChildren(
+    root,
+    h(
+      "section",
+      { class: "home" },
+      h("h1", { tabindex: "-1" }, "Gin Rummy"),
+      h("p", { class: "lede" }, "Build melds, shed your deadwood, knock or go gin. First to 100 wins."),
+      who,
+      store.currentMatch
+        ? h("p", {}, h("a", { class: "btn primary big", href: `#/play/${encodeURIComponent(store.currentMatch)}` }, "Back to your match"))
+        : null,
+      error,
+      h("div", { class: "start-grid" }, computerForm, friendForm),
+      ongoing,
+    ),
+  );
+  root.querySelector("h1").focus({ preventScroll: true });
+
+  if (player?.token) loadOngoing(ongoing);
+  return () => {};
+}
+
+async function loadOngoing(section) {
+  let matches = [];
+  try {
+    const [active, waiting] = await Promise.all([
+      listMatches({ status: "active", limit: 10 }),
+      listMatches({ status: "waiting", limit: 10 }),
+    ]);
+    matches = [...(waiting.matches || []), ...(active.matches || [])];
+  } catch {
+    return; // the list is a convenience; the start forms still work
+  }
+  if (!section.isConnected || !matches.length) return;
+  const me = store.player;
+  section.hidden = false;
+  replaceChildren(
+    section,
+    h("h2", { id: "ongoing-title" }, "Continue a match"),
+    h(
+      "ul",
+      { class: "match-list" },
+      matches.map((m) => {
+        const other = (m.players || []).find((p) => p.name !== me?.name) || (m.players || [])[1] || {};
+        return h(
+          "li",
+          {},
+          h(
+            "a",
+            { href: `#/play/${encodeURIComponent(m.match_id)}` },
+            m.status === "waiting" ? "Waiting for your friend" : `Against ${other.name || "?"}`,
+          ),
+          h("span", { class: "muted" }, ` \u00b7 ${m.rules} rules \u00b7 ${(m.scores || []).join("\u2013")} \u00b7 ${formatDate(m.updated_at || m.created_at)}`),
+        );
+      }),
+    ),
+  );
+}

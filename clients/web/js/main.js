@@ -1,0 +1,56 @@
+// The client's entry point: hash routing between the pages. Routes:
+//   #/                 start page              #/play/ID          the table
+//   #/join/ID/CODE     redeem an invite        #/watch/ID/TOKEN   watch a match (read-only)
+//   #/history          finished matches        #/history/ID       one match's hands
+//   #/replay/ID        replay a finished match #/rules            how to play
+
+import { mountHistory, mountMatchDetail } from "./history.js";
+import { mountHome } from "./home.js";
+import { mountJoin } from "./join.js";
+import { mountPlay } from "./play.js";
+import { mountReplay } from "./replay.js";
+import { mountRules } from "./rules.js";
+
+const routes = [
+  [/^\/?$/, (root) => mountHome(root)],
+  [/^\/play\/([^/]+)$/, (root, [id]) => mountPlay(root, { matchId: id })],
+  [/^\/watch\/([^/]+)\/([^/]+)$/, (root, [id, token]) => mountPlay(root, { matchId: id, watchToken: token })],
+  [/^\/join\/([^/]+)\/([^/]+)$/, (root, [id, code]) => mountJoin(root, { matchId: id, code })],
+  [/^\/history$/, (root) => mountHistory(root)],
+  [/^\/history\/([^/]+)$/, (root, [id]) => mountMatchDetail(root, { matchId: id })],
+  [/^\/replay\/([^/]+)$/, (root, [id]) => mountReplay(root, { matchId: id })],
+  [/^\/rules$/, (root) => mountRules(root)],
+];
+
+let cleanup = null;
+
+function route() {
+  const root = document.getElementById("app");
+  const path = location.hash.replace(/^#/, "") || "/";
+  if (cleanup) {
+    cleanup();
+    cleanup = null;
+  }
+  for (const [pattern, mount] of routes) {
+    const m = path.match(pattern);
+    if (m) {
+      const params = m.slice(1).map((p) => decodeURIComponent(p));
+      cleanup = mount(root, params) || null;
+      markNav(path);
+      return;
+    }
+  }
+  location.replace("#/");
+}
+
+function markNav(path) {
+  for (const a of document.querySelectorAll(".site-nav a")) {
+    const target = a.getAttribute("href").replace(/^#/, "");
+    const current = target === "/" ? path === "/" || path.startsWith("/play") : path.startsWith(target);
+    if (current) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+}
+
+window.addEventListener("hashchange", route);
+route();

@@ -1,0 +1,96 @@
+// Sentences about the game, built from the server's view: what a player did, how a hand ended,
+// how the score was worked out. Wording only; every number comes from the server.
+
+import { cardName, cardShort } from "./cards.js";
+
+export const KIND_TITLES = { gin: "Gin", knock: "Knock", undercut: "Undercut", dead: "Dead hand" };
+
+export function playerName(view, seat) {
+  const p = (view.players || []).find((x) => x.seat === seat);
+  return p?.name || `Seat ${seat}`;
+}
+
+/** The name to use in a sentence: "You" for the viewer's own seat. */
+export function who(view, seat) {
+  return view.seat === seat ? "You" : playerName(view, seat);
+}
+
+/** The same in the middle of a sentence: "you" rather than "You". */
+export function whoMid(view, seat) {
+  return view.seat === seat ? "you" : playerName(view, seat);
+}
+
+/**
+ * One public event in words. `short` uses card symbols (for the screen), otherwise card names
+ * (for screen readers). e.g. "Computer drew from the discard pile: 7♥".
+ */
+export function describeEvent(view, event, { short = false } = {}) {
+  const name = who(view, event.seat);
+  const card = event.card ? (short ? cardShort(event.card) : cardName(event.card)) : "";
+  switch (event.kind) {
+    case "take_upcard":
+      return `${name} took the upcard, ${card}`;
+    case "pass":
+      return `${name} passed on the upcard`;
+    case "draw":
+      if (event.source === "discard") return `${name} drew ${card} from the discard pile`;
+      return `${name} drew from the stock`;
+    case "discard":
+      return `${name} discarded ${card}`;
+    case "knock":
+      return `${name} knocked, discarding ${card}`;
+    default:
+      return `${name}: ${event.kind}`;
+  }
+}
+
+/** "Undercut: 25 + 8 - 5 = 28" */
+export function scoreLine(result) {
+  if (result.kind === "dead") return "Dead hand: no score";
+  return `${KIND_TITLES[result.kind] || result.kind}: ${result.breakdown}`;
+}
+
+/** A whole sentence or two explaining how a hand ended and who scored what. */
+export function describeResult(view, result) {
+  if (result.kind === "dead") {
+    return "Dead hand: the stock ran down to two cards without a knock, so nobody scores.";
+  }
+  const knocker = result.knocker;
+  const defender = knocker === null || knocker === undefined ? null : 1 - knocker;
+  const k = who(view, knocker);
+  const d = whoMid(view, defender);
+  const winner = who(view, result.winner);
+  const scores = winner === "You" ? "score" : "scores";
+  const dw = result.deadwood || [];
+  const laid = (result.layoffs || []).length;
+  const layoffWords = laid ? ` after laying off ${laid} card${laid === 1 ? "" : "s"}` : "";
+  switch (result.kind) {
+    case "gin":
+      return `${k} went gin. ${who(view, defender)} had ${dw[defender]} deadwood. ${winner} ${scores} ${result.breakdown} points.`;
+    case "knock":
+      return `${k} knocked with ${dw[knocker]} deadwood; ${d} had ${dw[defender]}${layoffWords}. ${winner} ${scores} ${result.breakdown} points.`;
+    case "undercut":
+      return `${k} knocked with ${dw[knocker]} deadwood, but ${d} had only ${dw[defender]}${layoffWords}: undercut! ${winner} ${scores} ${result.breakdown} points.`;
+    default:
+      return `${winner} ${scores} ${result.points} points.`;
+  }
+}
+
+/** A fallback line when the server sends no status_line. */
+export function fallbackStatus(view) {
+  const hand = view.hand || {};
+  if (view.status === "waiting") return "Waiting for the other player to join";
+  if (view.status === "finished" || view.outcome) return "The match is over";
+  if (view.seat === null || view.seat === undefined) return `${playerName(view, hand.to_act)} to play`;
+  if (hand.to_act !== view.seat) return `${playerName(view, hand.to_act)} is playing`;
+  switch (hand.phase) {
+    case "upcard":
+      return "Your turn: take the upcard or pass";
+    case "draw":
+      return "Your turn: draw from the stock or the discard pile";
+    case "discard":
+      return "Your turn: discard a card, or knock";
+    default:
+      return "";
+  }
+}
