@@ -52,5 +52,19 @@ function markNav(path) {
   }
 }
 
+// The server's invite URLs may take the query form /?match=ID&invite=CODE: turn it into a route.
+function adoptQueryLink() {
+  const q = new URLSearchParams(location.search);
+  const match = q.get("match");
+  const invite = q.get("invite");
+  const watch = q.get("watch");
+  if (!match || !(invite || watch)) return;
+  const hash = invite
+    ? `#/join/${encodeURIComponent(match)}/${encodeURIComponent(invite)}`
+    : `#/watch/${encodeURIComponent(match)}/${encodeURIComponent(watch)}`;
+  history.replaceState(null, "", `${location.pathname}${hash}`);
+}
+
+adoptQueryLink();
 window.addEventListener("hashchange", route);
 route();

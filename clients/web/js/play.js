@@ -342,47 +342,44 @@ export function mountPlay(root, { matchId, watchToken = null }) {
     const toAct = v.hand?.to_act === seat && v.status === "active";
     const theirEvents = (v.hand?.history || []).filter((e) => e.seat === seat);
     const last = theirEvents.slice(-2);
-    replaceChildren(
-      opponent,
-      h(
-        "div",
-        { class: "seat-head" },
-        h("h2", { class: "seat-name" }, playerName(v, seat)),
-        toAct ? h("span", { class: "badge thinking" }, p.kind === "computer" ? "thinking\u2026" : "to play") : null,
-        p.kind === "human" && p.connected === false ? h("span", { class: "badge away" }, "offline") : null,
-      ),
-      h(
-        "div",
-        { class: "backs", role: "img", "aria-label": `${playerName(v, seat)} holds ${count} cards` },
-        Array.from({ length: count }, () => cardBack("small")),
-      ),
-      h(
-        "p",
-        { class: "last-move" },
-        last.length ? last.map((e) => describeEvent(v, e, { short: true })).join(", then ") : "\u00a0",
-      ),
-    );
+    replaceChildren(opponent, seatSummary(v, seat, count, toAct, p, last));
     if (watching) {
       // A watcher sees seat 0 at the bottom the same way.
       const bottom = 0;
       const bc = v.hand?.hand_counts?.[bottom] ?? 0;
       const bl = (v.hand?.history || []).filter((e) => e.seat === bottom).slice(-2);
-      replaceChildren(
-        handArea,
-        h(
-          "div",
-          { class: "seat-head" },
-          h("h2", { class: "seat-name" }, playerName(v, bottom)),
-          v.hand?.to_act === bottom && v.status === "active" ? h("span", { class: "badge thinking" }, "to play") : null,
-        ),
-        h(
-          "div",
-          { class: "backs", role: "img", "aria-label": `${playerName(v, bottom)} holds ${bc} cards` },
-          Array.from({ length: bc }, () => cardBack("small")),
-        ),
-        h("p", { class: "last-move" }, bl.length ? bl.map((e) => describeEvent(v, e, { short: true })).join(", then ") : "\u00a0"),
-      );
+      const bp = (v.players || []).find((x) => x.seat === bottom) || {};
+      const toActBottom = v.hand?.to_act === bottom && v.status === "active";
+      replaceChildren(handArea, seatSummary(v, bottom, bc, toActBottom, bp, bl));
     }
+  }
+
+  function seatSummary(v, seat, count, toAct, p, last) {
+    return h(
+      "div",
+      { class: "seat-summary" },
+      h(
+        "div",
+        { class: "seat-head" },
+        h("h2", { class: "seat-name" }, playerName(v, seat)),
+        h(
+          "div",
+          { class: "backs", role: "img", "aria-label": `${playerName(v, seat)} holds ${count} cards` },
+          Array.from({ length: count }, () => cardBack("small")),
+        ),
+        toAct ? h("span", { class: "badge thinking" }, p.kind === "computer" ? "thinking\u2026" : "to play") : null,
+        p.kind === "human" && p.connected === false ? h("span", { class: "badge away" }, "offline") : null,
+      ),
+      h(
+        "p",
+        { class: "last-move" },
+        last.length
+          ? last
+              .map((e, i) => describeEvent(v, e, { short: true, subject: false }).replace(/^./, (c) => (i ? c.toLowerCase() : c)))
+              .join(", then ")
+          : "\u00a0",
+      ),
+    );
   }
 
   function renderPiles() {
@@ -458,11 +455,11 @@ export function mountPlay(root, { matchId, watchToken = null }) {
         else {
           const limit = v.rules?.knock_limit ?? 10;
           text = `Discarding ${cardShort(s.selected)} leaves ${left} deadwood` +
-            (can("knock", { card: s.selected }) ? (left === 0 ? ": you can go gin!" : ": you can knock.") : ` (knocking needs ${limit} or less).`) +
-            " Tap it again or drag it to the discard pile to discard.";
+            (can("knock", { card: s.selected }) ? (left === 0 ? ": you can go gin!" : ": you can knock.") : ` (a knock needs ${limit} or less).`) +
+            " Tap it again or drag it to the pile to discard.";
         }
       } else {
-        text = "Select a card to discard: tap it, then tap it again or drag it to the discard pile.";
+        text = "Tap a card to select it, then tap it again or drag it to the discard pile.";
       }
     } else if (myTurn() && v.hand.phase === "upcard") {
       const pile = v.hand.discard_pile || [];
@@ -536,7 +533,7 @@ export function mountPlay(root, { matchId, watchToken = null }) {
       h(
         "div",
         { class: "seat-head" },
-        h("h2", { class: "seat-name" }, `${store.player?.name || "You"} (you)`),
+        h("h2", { class: "sr-only" }, "Your hand"),
         h("span", { class: "deadwood-pill" }, `Deadwood ${hand.deadwood ?? "?"}`),
         sortGroup,
       ),

@@ -22,26 +22,33 @@ export function whoMid(view, seat) {
 
 /**
  * One public event in words. `short` uses card symbols (for the screen), otherwise card names
- * (for screen readers). e.g. "Computer drew from the discard pile: 7♥".
+ * (for screen readers); `subject: false` leaves out who did it (for a line under their name).
+ * e.g. "Computer drew 7♥ from the discard pile", or "Drew 7♥ from the discard pile".
  */
-export function describeEvent(view, event, { short = false } = {}) {
-  const name = who(view, event.seat);
+export function describeEvent(view, event, { short = false, subject = true } = {}) {
   const card = event.card ? (short ? cardShort(event.card) : cardName(event.card)) : "";
+  let did;
   switch (event.kind) {
     case "take_upcard":
-      return `${name} took the upcard, ${card}`;
+      did = `took the upcard, ${card}`;
+      break;
     case "pass":
-      return `${name} passed on the upcard`;
+      did = "passed on the upcard";
+      break;
     case "draw":
-      if (event.source === "discard") return `${name} drew ${card} from the discard pile`;
-      return `${name} drew from the stock`;
+      did = event.source === "discard" ? `drew ${card} from the discard pile` : "drew from the stock";
+      break;
     case "discard":
-      return `${name} discarded ${card}`;
+      did = `discarded ${card}`;
+      break;
     case "knock":
-      return `${name} knocked, discarding ${card}`;
+      did = `knocked, discarding ${card}`;
+      break;
     default:
-      return `${name}: ${event.kind}`;
+      did = event.kind;
   }
+  if (!subject) return did[0].toUpperCase() + did.slice(1);
+  return `${who(view, event.seat)} ${did}`;
 }
 
 /** "Undercut: 25 + 8 - 5 = 28" */
