@@ -1,0 +1,95 @@
+"""``python -m server`` (or ``ginrummy-server``): run the match server, or migrate its database.
+
+    python -m server [serve] [--host H] [--port P] [--database-url URL] [--log-level L]
+    python -m server migrate [--database-url URL] [--revision head]
+
+Options win over the environment (GINRUMMY_HOST, GINRUMMY_PORT, DATABASE_URL,
+GINRUMMY_LOG_LEVEL, GINRUMMY_BOT_DELAY, GINRUMMY_ALLOWED_ORIGINS). Migrations are also applied
+at every start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+
+from server.config import Settings
+
+log = logging.getLogger("server")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m server", description="Gin Rummy match server")
+    sub = parser.add_subparsers(dest="command")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--database-url", help="SQLAlchemy async URL (default: SQLite in ./data/ginrummy.db)")
+    common.add_argument("--log-level", help="debug, info, warning, error")
+    serve_opts = argparse.ArgumentParser(add_help=False)
+    serve_opts.add_argument("--host", help="interface to listen on (default 127.0.0.1)")
+    serve_opts.add_argument("--port", type=int, help="port (default 8080)")
+    serve_opts.add_argument("--bot-delay", type=float, help="seconds the computer pauses before moving")
+    sub.add_parser("serve", parents=[common, serve_opts], help="serve (the default)")
+    migrate = sub.add_parser("migrate", parents=[common], help="apply the database migrations")
+    migrate.add_argument("--revision", default="head")
+    # The same options without a subcommand mean "serve".
+    for action in [*common._actions, *serve_opts._actions]:
+        if action.option_strings and action.dest != "help":
+            parser._add_action(action)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    from server.service import logs
+
+    try:
+        settings = Settings.from_env(
+            host=getattr(args, "host", None),
+            port=getattr(args, "port", None),
+            database_url=args.database_url,
+            log_level=args.log_level,
+            bot_delay=getattr(args, "bot_delay", None),
+        )
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    logs.configure(settings.log_level)
+    if args.command == "migrate":
+        return asyncio.run(_migrate(settings, args.revision))
+    return _serve(settings)
+
+
+async def _migrate(settings: Settings, revision: str) -> int:
+    from server.storage import create_engine, upgrade
+
+    engine = create_engine(settings.database_url)
+    try:
+        await upgrade(engine, revision)
+    finally:
+        await engine.dispose()
+    log.info("database migrated", extra={"revision": revision})
+    return 0
+
+
+def _serve(settings: Settings) -> int:
+    from aiohttp import web
+
+    from server.transport.app import create_app
+
+    app = create_app(settings)
+    log.info("serving", extra={"host": settings.host, "port": settings.port})
+    web.run_app(
+        app,
+        host=settings.host,
+        port=settings.port,
+        shutdown_timeout=settings.shutdown_timeout,
+        print=None,
+        access_log=None,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,111 @@
+"""Server settings: one frozen object built from defaults, environment variables and the command
+line (in that order of precedence, the command line winning).
+
+It only reads the environment; it never opens a file, a socket or a database.
+
+Environment variables: ``GINRUMMY_HOST``, ``GINRUMMY_PORT``, ``DATABASE_URL``,
+``GINRUMMY_LOG_LEVEL``, ``GINRUMMY_BOT_DELAY`` (seconds of human-like pause before the computer
+moves), ``GINRUMMY_ALLOWED_ORIGINS`` (comma-separated browser origins allowed on the WebSocket
+besides the server's own; ``*`` allows any).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA_DIR = Path("data")
+DEFAULT_DATABASE_URL = f"sqlite+aiosqlite:///{DEFAULT_DATA_DIR / 'ginrummy.db'}"
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Abuse limits. Rates use the ``limits`` notation ("20/minute")."""
+
+    ws_max_message: int = 4096
+    """Largest client message answered normally; bigger ones get a ``too_large`` error."""
+    ws_max_frame: int = 64 * 1024
+    """Frames over this close the socket with 1009."""
+    ws_rate: str = "100/second"
+    """Per-connection message rate; over it a message gets ``rate_limited``."""
+    ws_max_errors: int = 50
+    """Errors in a row after which the socket is closed with 4008."""
+    ws_heartbeat: float = 20.0
+    ws_hello_timeout: float = 30.0
+    http_max_body: int = 4096
+    players_rate: str = "30/minute"
+    """New identities per client address."""
+    requests_rate: str = "600/minute"
+    """REST requests per player token (or client address when anonymous)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 8080
+    database_url: str = DEFAULT_DATABASE_URL
+    log_level: str = "info"
+    bot_delay: float = 0.6
+    allowed_origins: tuple[str, ...] = ()
+    static_dir: Path = ROOT / "clients" / "web"
+    limits: Limits = field(default_factory=Limits)
+    shutdown_timeout: float = 10.0
+
+    @staticmethod
+    def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """Settings from ``env`` (default ``os.environ``); keyword ``overrides`` that are not
+        None win (the command line passes its options here)."""
+        env = os.environ if env is None else env
+        values: dict[str, Any] = {}
+        if "GINRUMMY_HOST" in env:
+            values["host"] = env["GINRUMMY_HOST"]
+        if "GINRUMMY_PORT" in env:
+            values["port"] = int(env["GINRUMMY_PORT"])
+        if env.get("DATABASE_URL"):
+            values["database_url"] = normalize_database_url(env["DATABASE_URL"])
+        if "GINRUMMY_LOG_LEVEL" in env:
+            values["log_level"] = env["GINRUMMY_LOG_LEVEL"]
+        if "GINRUMMY_BOT_DELAY" in env:
+            values["bot_delay"] = float(env["GINRUMMY_BOT_DELAY"])
+        if "GINRUMMY_ALLOWED_ORIGINS" in env:
+            values["allowed_origins"] = tuple(
+                o.strip().rstrip("/") for o in env["GINRUMMY_ALLOWED_ORIGINS"].split(",") if o.strip()
+            )
+        for key, value in overrides.items():
+            if value is not None:
+                values[key] = normalize_database_url(value) if key == "database_url" else value
+        settings = Settings(**values)
+        settings.validate()
+        return settings
+
+    def with_(self, **changes: Any) -> Settings:
+        return replace(self, **changes)
+
+    def validate(self) -> None:
+        if not 0 <= self.port <= 65535:
+            raise ValueError(f"port {self.port} is out of range")
+        if self.bot_delay < 0:
+            raise ValueError("the bot delay cannot be negative")
+        if self.log_level.lower() not in {"debug", "info", "warning", "error", "critical"}:
+            raise ValueError(f"unknown log level {self.log_level!r}")
+
+
+def normalize_database_url(url: str) -> str:
+    """Accept the usual synchronous spellings and pick the async driver for them:
+    ``postgres://`` and ``postgresql://`` use asyncpg, ``sqlite://`` uses aiosqlite.
+
+    >>> normalize_database_url("postgresql://postgres@127.0.0.1/test")
+    'postgresql+asyncpg://postgres@127.0.0.1/test'
+    >>> normalize_database_url("sqlite:///data/x.db")
+    'sqlite+aiosqlite:///data/x.db'
+    """
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+asyncpg://" + url[len(prefix) :]
+    if url.startswith("sqlite://"):
+        return "sqlite+aiosqlite://" + url[len("sqlite://") :]
+    return url

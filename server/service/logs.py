@@ -1,0 +1,48 @@
+"""Structured logging: one JSON object per line, with the match id and other context fields
+passed as ``extra``.
+
+Callers must never pass a card of a hand, the stock or a seed: log an action's ``kind``, never
+its card. :data:`HIDDEN_FIELDS` are dropped by the formatter as a second line of defence.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+
+_STANDARD = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "taskName"}
+HIDDEN_FIELDS = frozenset({"hand", "hands", "stock", "seed", "card", "cards", "token", "view"})
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        out: dict[str, Any] = {
+            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        for key, value in record.__dict__.items():
+            if key not in _STANDARD and key not in HIDDEN_FIELDS and not key.startswith("_"):
+                out[key] = value
+        if record.exc_info:
+            out["exc"] = self.formatException(record.exc_info)
+        return msgspec.json.encode(out, enc_hook=str).decode()
+
+
+def configure(level: str = "info") -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+    # aiohttp's access log repeats what our middleware records; keep it for debugging only.
+    # Alembic announces every plugin at INFO on each start.
+    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
+    logging.getLogger("aiohttp.access").setLevel(
+        logging.WARNING if level.lower() != "debug" else logging.DEBUG
+    )

@@ -1,0 +1,744 @@
+"""Live matches: identities, creating and joining matches, applying actions with one writer per
+match, the computer's turns, and telling every connected seat and watcher about each change.
+
+Rules of this module:
+
+- One writer per match: every change runs under the match's ``asyncio.Lock`` and is written with
+  a compare-and-set on the match version (the database refuses a second writer, even from
+  another process).
+- Write durably before telling anyone: the store commits a change before any ack or state is
+  delivered.
+- A match is determined by its row (rules, seed, first starter) and its actions, so a match not
+  in memory (after a restart, even ``kill -9``) is rebuilt by replaying them when first needed.
+- Hidden information: a subscriber only ever receives the view of its own seat (watchers the
+  public view); logs carry match ids, seats and action kinds, never a card or the seed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import logging
+import secrets
+import time
+import unicodedata
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol, TypeVar
+
+import msgspec
+
+from server.bots import make_bot
+from server.rules import RULES, Action, MatchState, RulesError, new_match
+
+from . import views
+from .errors import (
+    AlreadyJoined,
+    BadRequest,
+    Conflict,
+    Forbidden,
+    IllegalAction,
+    MatchNotOver,
+    MatchOver,
+    NotYourTurn,
+    ServiceError,
+    StaleVersion,
+    Unauthorized,
+    Unavailable,
+    UnknownMatch,
+    from_rules_error,
+)
+from .metrics import Metrics
+from .ports import (
+    Broadcaster,
+    Change,
+    FinishedHand,
+    InProcessBroadcaster,
+    MatchMeta,
+    PlayerRecord,
+    Store,
+    StoredAction,
+)
+from .views import COMPUTER_SEAT
+
+log = logging.getLogger("server.service")
+
+OPPONENTS = ("computer", "human")
+DIFFICULTIES = ("easy", "normal", "hard")
+STATUSES = ("waiting", "active", "finished")
+MAX_NAME = 40
+T = TypeVar("T")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def clean_name(name: Any) -> str:
+    """A display name: 1 to 40 printable characters, surrounding spaces removed."""
+    if not isinstance(name, str):
+        raise BadRequest("name must be a string")
+    name = unicodedata.normalize("NFC", name).strip()
+    if not name:
+        raise BadRequest("name must not be empty")
+    if len(name) > MAX_NAME:
+        raise BadRequest(f"name must be at most {MAX_NAME} characters")
+    if any(unicodedata.category(ch)[0] == "C" for ch in name):
+        raise BadRequest("name must not contain control characters")
+    return name
+
+
+class Subscriber(Protocol):
+    """A connection listening to a match (the transport's WebSocket). ``deliver`` must not block:
+    it queues the text for sending."""
+
+    seat: int | None
+
+    def deliver(self, text: str) -> None: ...
+
+
+@dataclass(eq=False, slots=True)
+class LiveMatch:
+    """A match held in memory: its row, its rebuilt state and who is listening."""
+
+    meta: MatchMeta
+    state: MatchState
+    seq: int
+    acks: dict[tuple[int, str], int]
+    bot: Any = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    subscribers: set[Subscriber] = field(default_factory=set)
+    bot_task: asyncio.Task[None] | None = None
+    last_used: float = field(default_factory=time.monotonic)
+
+    @property
+    def match_id(self) -> str:
+        return self.meta.match_id
+
+    def connected(self) -> tuple[bool, bool]:
+        seats = {s.seat for s in self.subscribers}
+        return (0 in seats, 1 in seats)
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedMatch:
+    meta: MatchMeta
+    seat: int
+    watch_token: str
+    invite: str | None
+
+
+def encode(message: dict[str, Any]) -> str:
+    return msgspec.json.encode(message).decode()
+
+
+class MatchService:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        bot_delay: float = 0.6,
+        broadcaster: Broadcaster | None = None,
+        metrics: Metrics | None = None,
+        bot_factory: Callable[[str, str], Any] = make_bot,
+        max_live: int = 2000,
+    ) -> None:
+        self.store = store
+        self.bot_delay = bot_delay
+        self.broadcaster: Broadcaster = broadcaster or InProcessBroadcaster()
+        self.metrics = metrics or Metrics()
+        self.bot_factory = bot_factory
+        self.max_live = max_live
+        self._live: dict[str, LiveMatch] = {}
+        self._loading: dict[str, asyncio.Future[LiveMatch]] = {}
+        self._bot_tasks: set[asyncio.Task[None]] = set()
+        self._writes: set[asyncio.Task[Any]] = set()
+        self._closing = False
+        self.broadcaster.listen(self._on_change)
+        self.metrics.live_matches.set_function(lambda: len(self._live))
+
+    # --- lifecycle ----------------------------------------------------------------------------
+
+    @property
+    def closing(self) -> bool:
+        return self._closing
+
+    async def close(self) -> None:
+        """Stop: refuse new writes, cancel the computer's pending turns, and wait for writes in
+        flight to commit."""
+        self._closing = True
+        for task in list(self._bot_tasks):
+            task.cancel()
+        await asyncio.gather(*self._bot_tasks, return_exceptions=True)
+        await asyncio.gather(*self._writes, return_exceptions=True)
+
+    # --- identity -----------------------------------------------------------------------------
+
+    async def create_player(self, name: Any) -> tuple[PlayerRecord, str]:
+        name = clean_name(name)
+        token = new_token()
+        player = PlayerRecord("p_" + secrets.token_hex(8), name, hash_token(token), utcnow())
+        await self.store.create_player(player)
+        self.metrics.players_created.inc()
+        log.info("player created", extra={"player_id": player.player_id})
+        return player, token
+
+    async def authenticate(self, token: str | None) -> PlayerRecord:
+        if not token:
+            raise Unauthorized("missing token: send Authorization: Bearer TOKEN")
+        player = await self.store.player_by_token_hash(hash_token(token))
+        if player is None:
+            raise Unauthorized("unknown token")
+        return player
+
+    # --- matches over REST --------------------------------------------------------------------
+
+    async def create_match(
+        self,
+        player: PlayerRecord,
+        *,
+        opponent: str = "computer",
+        difficulty: str = "normal",
+        rules: str = "house",
+    ) -> CreatedMatch:
+        if opponent not in OPPONENTS:
+            raise BadRequest(f"opponent must be one of {list(OPPONENTS)}")
+        if difficulty not in DIFFICULTIES:
+            raise BadRequest(f"difficulty must be one of {list(DIFFICULTIES)}")
+        if rules not in RULES:
+            raise BadRequest(f"rules must be one of {sorted(RULES)}")
+        self._check_open()
+        seed = secrets.token_hex(16)
+        state = new_match(rules, seed)
+        watch_token = new_token()
+        invite = secrets.token_urlsafe(12) if opponent == "human" else None
+        now = utcnow()
+        computer = opponent == "computer"
+        meta = MatchMeta(
+            match_id="m_" + secrets.token_urlsafe(12),
+            rules=rules,
+            opponent=opponent,
+            difficulty=difficulty if computer else None,
+            seed=seed,
+            first_starter=state.first_starter,
+            status="active" if computer else "waiting",
+            version=0,
+            seat_ids=[player.player_id, None],
+            seat_names=[player.name, None],
+            watch_token_hash=hash_token(watch_token),
+            invite_hash=hash_token(invite) if invite else None,
+            hand_number=state.hand_number,
+            scores=[0, 0],
+            hands_won=[0, 0],
+            winner=None,
+            resigned=None,
+            outcome=None,
+            created_at=now,
+            updated_at=now,
+        )
+        await self.store.create_match(meta)
+        live = self._remember(LiveMatch(meta, state, 0, {}, bot=self._make_bot(meta)))
+        self.metrics.matches_created.labels(opponent, rules).inc()
+        log.info(
+            "match created",
+            extra={
+                "match_id": meta.match_id,
+                "opponent": opponent,
+                "difficulty": meta.difficulty,
+                "rules": rules,
+            },
+        )
+        self._schedule_bot(live)
+        return CreatedMatch(meta.copy(), 0, watch_token, invite)
+
+    async def join(self, player: PlayerRecord, match_id: str, invite: Any) -> tuple[MatchMeta, int]:
+        if not isinstance(invite, str) or not invite:
+            raise BadRequest("invite must be the invite code")
+        live = await self._get(match_id)
+
+        async def body(live: LiveMatch) -> tuple[MatchMeta, int]:
+            meta = live.meta
+            if meta.opponent != "human":
+                raise Conflict("this match is against the computer: there is no seat to join")
+            if player.player_id in meta.seat_ids:
+                raise AlreadyJoined("you already have a seat in this match")
+            if meta.seat_ids[1] is not None:
+                raise AlreadyJoined("both seats of this match are taken")
+            if meta.invite_hash is None or not hmac.compare_digest(meta.invite_hash, hash_token(invite)):
+                raise Forbidden("the invite code does not match")
+            new = meta.copy()
+            new.seat_ids[1] = player.player_id
+            new.seat_names[1] = player.name
+            new.status = "active"
+            new.invite_hash = None
+            await self._write(live, new)
+            log.info("match joined", extra={"match_id": match_id, "player_id": player.player_id, "seat": 1})
+            return new.copy(), 1
+
+        return await self._exclusive(live, body)
+
+    async def resign(self, player: PlayerRecord, match_id: str) -> MatchMeta:
+        live = await self._get(match_id)
+        seat = self._seat_of(live.meta, player)
+
+        async def body(live: LiveMatch) -> MatchMeta:
+            if live.meta.status == "finished":
+                raise MatchOver("the match is already over")
+            if live.meta.status == "waiting":
+                raise Conflict("nobody has joined this match yet: there is nothing to resign")
+            try:
+                live.state.resign(seat)
+            except RulesError as e:
+                raise from_rules_error(e) from e
+            await self._write(live, self._meta_from_state(live))
+            log.info("match resigned", extra={"match_id": match_id, "seat": seat})
+            return live.meta.copy()
+
+        return await self._exclusive(live, body)
+
+    async def details(self, player: PlayerRecord, match_id: str) -> tuple[MatchMeta, list[FinishedHand]]:
+        meta = await self._meta(match_id)
+        self._seat_of(meta, player)
+        return meta, await self.store.finished_hands(match_id)
+
+    async def record(self, player: PlayerRecord, match_id: str) -> dict[str, Any]:
+        """The complete replay (every deal and action) of a finished match."""
+        meta = await self._meta(match_id)
+        self._seat_of(meta, player)
+        if meta.status != "finished":
+            raise MatchNotOver("the record is available once the match is over")
+        loaded = await self.store.load_match(match_id)
+        assert loaded is not None
+        meta, actions = loaded
+        state = self._replay(meta, actions)
+        results = state.results
+        hands = []
+        for i, hand_log in enumerate(state.log):
+            entry = hand_log.to_wire()
+            entry["result"] = results[i].to_wire() if i < len(results) else None
+            hands.append(entry)
+        return {
+            "match_id": meta.match_id,
+            "rules": meta.rules,
+            "seed": meta.seed,
+            "first_starter": meta.first_starter,
+            "players": views.players(meta),
+            "outcome": meta.outcome,
+            "hands": hands,
+        }
+
+    async def list_matches(
+        self,
+        player: PlayerRecord,
+        *,
+        status: str | None = None,
+        rules: str | None = None,
+        opponent: str | None = None,
+        limit: int = 20,
+        offset: int = 0,
+    ) -> tuple[list[MatchMeta], int]:
+        if status is not None and status not in STATUSES:
+            raise BadRequest(f"status must be one of {list(STATUSES)}")
+        if rules is not None and rules not in RULES:
+            raise BadRequest(f"rules must be one of {sorted(RULES)}")
+        if opponent is not None and opponent not in OPPONENTS:
+            raise BadRequest(f"opponent must be one of {list(OPPONENTS)}")
+        if not 1 <= limit <= 100:
+            raise BadRequest("limit must be between 1 and 100")
+        if offset < 0:
+            raise BadRequest("offset must not be negative")
+        return await self.store.list_matches(
+            player.player_id, status=status, rules=rules, opponent=opponent, limit=limit, offset=offset
+        )
+
+    async def stats(self, player: PlayerRecord) -> dict[str, int]:
+        return await self.store.stats(player.player_id)
+
+    # --- live play (WebSocket) ----------------------------------------------------------------
+
+    async def open(self, match_id: str, token: Any) -> tuple[LiveMatch, int | None]:
+        """Who ``token`` is in ``match_id``: a seat, or None for the match's watch token."""
+        live = await self._get(match_id)
+        if not isinstance(token, str) or not token:
+            raise Unauthorized("hello needs a token: a seat's player token or the match's watch token")
+        token_hash = hash_token(token)
+        if hmac.compare_digest(live.meta.watch_token_hash, token_hash):
+            return live, None
+        player = await self.store.player_by_token_hash(token_hash)
+        if player is None or player.player_id not in live.meta.seat_ids:
+            raise Unauthorized("this token has no seat in this match")
+        # A computer turn interrupted by a crash resumes as soon as someone looks.
+        self._schedule_bot(live)
+        return live, live.meta.seat_ids.index(player.player_id)
+
+    def subscribe(self, live: LiveMatch, subscriber: Subscriber) -> None:
+        before = live.connected()
+        live.subscribers.add(subscriber)
+        live.last_used = time.monotonic()
+        if live.match_id not in self._live:
+            self._remember(live)
+        subscriber.deliver(self.state_message(live, subscriber.seat))
+        if live.connected() != before:
+            self._fan_out(live, skip=subscriber)
+
+    def unsubscribe(self, live: LiveMatch, subscriber: Subscriber) -> None:
+        before = live.connected()
+        live.subscribers.discard(subscriber)
+        live.last_used = time.monotonic()
+        if live.connected() != before:
+            self._fan_out(live)
+        self._evict()
+
+    def state_message(self, live: LiveMatch, seat: int | None) -> str:
+        view = views.view_payload(live.meta, live.state, seat, live.connected())
+        return encode({"type": "state", "version": live.meta.version, "view": view})
+
+    async def act(
+        self,
+        live: LiveMatch,
+        seat: int,
+        client_id: str | None,
+        version: int,
+        action: Any,
+        on_commit: Callable[[int], None] | None = None,
+    ) -> tuple[int, bool]:
+        """Apply ``action`` (a wire dict) for ``seat``; returns (version, whether it was a
+        repeated id answered from before). ``on_commit(version)`` runs after the commit and
+        before anyone is told of the new state (the transport sends its ack there)."""
+        try:
+            parsed = Action.from_wire(action)
+        except RulesError as e:
+            self.metrics.action_errors.labels("bad_message").inc()
+            raise from_rules_error(e) from e
+
+        async def body(live: LiveMatch) -> tuple[int, bool]:
+            if client_id is not None and (seat, client_id) in live.acks:
+                return live.acks[(seat, client_id)], True
+            meta = live.meta
+            if meta.status == "finished":
+                raise IllegalAction("the match is over")
+            if meta.status == "waiting":
+                raise IllegalAction("waiting for an opponent to join")
+            if version != meta.version:
+                raise StaleVersion(f"the match is at version {meta.version}, not {version}")
+            if live.state.to_act != seat:
+                raise NotYourTurn(f"it is seat {live.state.to_act}'s turn")
+            await self._apply(live, seat, parsed, client_id, on_commit)
+            return live.meta.version, False
+
+        try:
+            return await self._exclusive(live, body)
+        except ServiceError as e:
+            self.metrics.action_errors.labels(e.code).inc()
+            raise
+
+    # --- internals: the one writer ------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._closing:
+            raise Unavailable("the server is shutting down; try again in a moment")
+
+    async def _exclusive(self, live: LiveMatch, body: Callable[[LiveMatch], Awaitable[T]]) -> T:
+        """Run ``body`` under the match's lock in a task of its own, shielded: if the caller is
+        cancelled (a socket closing, shutdown) the write still finishes and commits."""
+        self._check_open()
+
+        async def run() -> T:
+            async with live.lock:
+                live.last_used = time.monotonic()
+                return await body(live)
+
+        task = asyncio.ensure_future(run())
+        self._writes.add(task)
+        task.add_done_callback(self._write_done)
+        return await asyncio.shield(task)
+
+    def _write_done(self, task: asyncio.Task[Any]) -> None:
+        self._writes.discard(task)
+        if not task.cancelled():
+            task.exception()  # retrieved here so an abandoned caller does not warn
+
+    async def _apply(
+        self,
+        live: LiveMatch,
+        seat: int,
+        action: Action,
+        client_id: str | None,
+        on_commit: Callable[[int], None] | None,
+    ) -> None:
+        state = live.state
+        finished_before = len(state.results)
+        try:
+            state.apply(action, seat)
+        except RulesError as e:
+            raise from_rules_error(e) from e  # the engine left the state unchanged
+        now = utcnow()
+        meta = self._meta_from_state(live, now)
+        hands = tuple(
+            FinishedHand(
+                number=state.log[i].number,
+                starter=state.log[i].starter,
+                kind=r.kind.value,
+                winner=r.winner,
+                knocker=r.knocker,
+                points=r.points,
+                result=r.to_wire(),
+                finished_at=now,
+            )
+            for i, r in enumerate(state.results)
+            if i >= finished_before
+        )
+        stored = StoredAction(live.seq + 1, seat, action.to_wire(), client_id, meta.version, now)
+        by = "computer" if meta.opponent == "computer" and seat == COMPUTER_SEAT else "human"
+        await self._write(live, meta, stored, hands, on_commit)
+        self.metrics.actions.labels(action.kind, by).inc()
+        log.info(
+            "action",
+            extra={"match_id": live.match_id, "seat": seat, "kind": action.kind, "version": meta.version},
+        )
+        for h in hands:
+            log.info(
+                "hand over",
+                extra={"match_id": live.match_id, "hand": h.number, "result": h.kind, "winner": h.winner},
+            )
+
+    def _meta_from_state(self, live: LiveMatch, now: datetime | None = None) -> MatchMeta:
+        """The match row after a change to ``live.state`` (one version later)."""
+        state = live.state
+        new = live.meta.copy()
+        new.version += 1
+        new.updated_at = now or utcnow()
+        new.hand_number = state.hand_number
+        new.scores = list(state.scores)
+        new.hands_won = list(state.hands_won)
+        new.resigned = state.resigned
+        if state.outcome is not None:
+            new.status = "finished"
+            new.winner = state.outcome.winner
+            new.outcome = state.outcome.to_wire()
+        return new
+
+    async def _write(
+        self,
+        live: LiveMatch,
+        meta: MatchMeta,
+        action: StoredAction | None = None,
+        hands: tuple[FinishedHand, ...] = (),
+        on_commit: Callable[[int], None] | None = None,
+    ) -> None:
+        """Commit the change (under the lock), then tell the writer (``on_commit``), then
+        everyone. On any failure the live match is rebuilt from the store, since
+        ``live.state`` may already hold the change."""
+        started = time.perf_counter()
+        try:
+            ok = await self.store.commit(Change(live.meta.version, meta, action, hands))
+        except BaseException:
+            await self._reload(live)
+            raise
+        self.metrics.commit_seconds.observe(time.perf_counter() - started)
+        if not ok:
+            await self._reload(live)
+            raise StaleVersion("the match changed meanwhile; here is its current state")
+        finished = meta.status == "finished" and live.meta.status != "finished"
+        live.meta = meta
+        if action is not None:
+            live.seq = action.seq
+            if action.client_id is not None:
+                live.acks[(action.seat, action.client_id)] = meta.version
+        if finished:
+            reason = (meta.outcome or {}).get("reason", "target")
+            self.metrics.matches_finished.labels(reason).inc()
+            log.info("match over", extra={"match_id": meta.match_id, "winner": meta.winner, "reason": reason})
+        if on_commit is not None:
+            on_commit(meta.version)
+        # Our own clients hear it now; other processes through the broadcaster.
+        self._fan_out(live)
+        try:
+            await self.broadcaster.publish(meta.match_id, meta.version)
+        except Exception:
+            log.exception("broadcast failed", extra={"match_id": meta.match_id})
+        self._schedule_bot(live)
+
+    def _fan_out(self, live: LiveMatch, skip: Subscriber | None = None) -> None:
+        cache: dict[int | None, str] = {}
+        for sub in list(live.subscribers):
+            if sub is skip:
+                continue
+            if sub.seat not in cache:
+                cache[sub.seat] = self.state_message(live, sub.seat)
+            sub.deliver(cache[sub.seat])
+
+    async def _on_change(self, match_id: str, version: int) -> None:
+        """Another process changed ``match_id``: refresh our copy and tell our clients."""
+        live = self._live.get(match_id)
+        if live is None or version <= live.meta.version:
+            return
+        async with live.lock:
+            if version > live.meta.version:
+                await self._reload(live)
+                self._fan_out(live)
+
+    # --- internals: loading -------------------------------------------------------------------
+
+    async def _meta(self, match_id: str) -> MatchMeta:
+        live = self._live.get(match_id)
+        if live is not None:
+            return live.meta.copy()
+        meta = await self.store.load_meta(match_id) if _plausible_id(match_id) else None
+        if meta is None:
+            raise UnknownMatch(f"no match {match_id!r}")
+        return meta
+
+    async def _get(self, match_id: str) -> LiveMatch:
+        """The live match, loaded and rebuilt from the store if it is not in memory."""
+        live = self._live.get(match_id)
+        if live is not None:
+            live.last_used = time.monotonic()
+            return live
+        pending = self._loading.get(match_id)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[LiveMatch] = loop.create_future()
+        self._loading[match_id] = future
+        try:
+            loaded = await self.store.load_match(match_id) if _plausible_id(match_id) else None
+            if loaded is None:
+                raise UnknownMatch(f"no match {match_id!r}")
+            meta, actions = loaded
+            live = LiveMatch(meta, self._replay(meta, actions), len(actions), _acks(actions))
+            live.bot = self._make_bot(meta)
+            self._remember(live)
+            future.set_result(live)
+            log.info("match loaded", extra={"match_id": match_id, "version": meta.version})
+        except BaseException as e:
+            future.set_exception(e)
+            future.exception()
+            raise
+        finally:
+            del self._loading[match_id]
+        self._schedule_bot(live)
+        return live
+
+    async def _reload(self, live: LiveMatch) -> None:
+        loaded = await self.store.load_match(live.match_id)
+        if loaded is None:  # deleted under us: forget it
+            self._live.pop(live.match_id, None)
+            return
+        meta, actions = loaded
+        live.meta = meta
+        live.state = self._replay(meta, actions)
+        live.seq = len(actions)
+        live.acks = _acks(actions)
+
+    def _replay(self, meta: MatchMeta, actions: list[StoredAction]) -> MatchState:
+        try:
+            return MatchState.replay(
+                {
+                    "rules": meta.rules,
+                    "seed": meta.seed,
+                    "first_starter": meta.first_starter,
+                    "actions": [[a.seat, a.action] for a in actions],
+                    "resigned": meta.resigned,
+                }
+            )
+        except RulesError:
+            log.exception("stored match does not replay", extra={"match_id": meta.match_id})
+            raise
+
+    def _remember(self, live: LiveMatch) -> LiveMatch:
+        self._live[live.match_id] = live
+        self._evict()
+        return live
+
+    def _evict(self) -> None:
+        """Keep at most ``max_live`` matches in memory, dropping the least recently used idle
+        ones (they reload from the store when needed)."""
+        if len(self._live) <= self.max_live:
+            return
+        idle = sorted(
+            (
+                lv
+                for lv in self._live.values()
+                if not lv.subscribers and not lv.lock.locked() and lv.bot_task is None
+            ),
+            key=lambda lv: lv.last_used,
+        )
+        for lv in idle[: len(self._live) - self.max_live]:
+            del self._live[lv.match_id]
+
+    def _seat_of(self, meta: MatchMeta, player: PlayerRecord) -> int:
+        if player.player_id not in meta.seat_ids:
+            raise Forbidden("this is not your match")
+        return meta.seat_ids.index(player.player_id)
+
+    # --- the computer -------------------------------------------------------------------------
+
+    def _make_bot(self, meta: MatchMeta) -> Any:
+        if meta.opponent != "computer":
+            return None
+        # Bots are deterministic in their seed; derive it from the match's (secret) seed.
+        return self.bot_factory(meta.difficulty or "normal", f"{meta.seed}:bot")
+
+    def _bot_to_move(self, live: LiveMatch) -> bool:
+        return (
+            live.bot is not None
+            and live.meta.status == "active"
+            and live.state.to_act == COMPUTER_SEAT
+            and not self._closing
+        )
+
+    def _schedule_bot(self, live: LiveMatch) -> None:
+        if live.bot_task is not None or not self._bot_to_move(live):
+            return
+        task = asyncio.get_running_loop().create_task(self._bot_loop(live))
+        live.bot_task = task
+        self._bot_tasks.add(task)
+        task.add_done_callback(self._bot_tasks.discard)
+
+    async def _bot_loop(self, live: LiveMatch) -> None:
+        """The computer's moves, one pause before each, until it is the human's turn."""
+        try:
+            while True:
+                await asyncio.sleep(self.bot_delay)
+                if not await self._exclusive(live, self._bot_move):
+                    return
+        except asyncio.CancelledError:
+            raise
+        except Unavailable:
+            return
+        except Exception:
+            log.exception("computer move failed", extra={"match_id": live.match_id})
+        finally:
+            if live.bot_task is asyncio.current_task():
+                live.bot_task = None
+
+    async def _bot_move(self, live: LiveMatch) -> bool:
+        if not self._bot_to_move(live):
+            live.bot_task = None  # under the lock, so the next human move schedules a new loop
+            return False
+        view = live.state.hand.view(COMPUTER_SEAT)
+        started = time.perf_counter()
+        # A strong bot may think for a while: off the event loop, so other matches keep moving.
+        action = await asyncio.to_thread(live.bot.choose, view)
+        self.metrics.bot_seconds.observe(time.perf_counter() - started)
+        await self._apply(live, COMPUTER_SEAT, action, None, None)
+        return True
+
+
+def _acks(actions: list[StoredAction]) -> dict[tuple[int, str], int]:
+    return {(a.seat, a.client_id): a.version for a in actions if a.client_id is not None}
+
+
+def _plausible_id(match_id: str) -> bool:
+    return isinstance(match_id, str) and 0 < len(match_id) <= 32

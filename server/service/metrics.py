@@ -1,0 +1,46 @@
+"""Prometheus metrics, one registry per app (so several apps can live in one test process).
+
+Labels are closed sets (action kinds, routes, statuses): never a match id, a name or a card.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+
+class Metrics:
+    content_type = CONTENT_TYPE_LATEST
+
+    def __init__(self) -> None:
+        r = self.registry = CollectorRegistry()
+        self.players_created = Counter("ginrummy_players_created", "Identities created", registry=r)
+        self.matches_created = Counter(
+            "ginrummy_matches_created", "Matches created", ["opponent", "rules"], registry=r
+        )
+        self.matches_finished = Counter(
+            "ginrummy_matches_finished", "Matches finished", ["reason"], registry=r
+        )
+        self.actions = Counter("ginrummy_actions", "Actions committed", ["kind", "by"], registry=r)
+        self.action_errors = Counter("ginrummy_action_errors", "Actions refused", ["code"], registry=r)
+        self.commit_seconds = Histogram(
+            "ginrummy_commit_seconds", "Time to commit one match write", registry=r
+        )
+        self.bot_seconds = Histogram(
+            "ginrummy_bot_think_seconds", "Computer move computation time", registry=r
+        )
+        self.live_matches = Gauge("ginrummy_live_matches", "Matches held in memory", registry=r)
+        self.ws_connections = Gauge("ginrummy_ws_connections", "Open WebSocket connections", registry=r)
+        self.ws_messages = Counter(
+            "ginrummy_ws_messages", "WebSocket messages received", ["type"], registry=r
+        )
+        self.http_requests = Counter(
+            "ginrummy_http_requests", "HTTP requests", ["method", "route", "status"], registry=r
+        )
+        self.http_seconds = Histogram("ginrummy_http_seconds", "HTTP request duration", ["route"], registry=r)
+        self.rate_limited = Counter(
+            "ginrummy_rate_limited", "Requests refused by a limit", ["limit"], registry=r
+        )
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

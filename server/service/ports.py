@@ -1,0 +1,149 @@
+"""The service's ports: what it needs from storage and from the fan-out to other processes.
+
+The service owns these interfaces; ``server.storage`` implements :class:`Store`, and
+:class:`InProcessBroadcaster` is the one-process :class:`Broadcaster` (a Postgres LISTEN/NOTIFY
+or Redis one can replace it without touching the service). Nothing here does I/O itself.
+
+The records below never hold a plain token (only sha256 hashes) and, apart from the seed and
+the actions that a match needs to be rebuilt, never a card.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRecord:
+    player_id: str
+    name: str
+    token_hash: str
+    created_at: datetime
+
+
+@dataclass(slots=True)
+class MatchMeta:
+    """A match's row: what rebuilds it (rules, seed, first starter) and its summary."""
+
+    match_id: str
+    rules: str
+    opponent: str  # computer | human
+    difficulty: str | None
+    seed: str
+    first_starter: int
+    status: str  # waiting | active | finished
+    version: int
+    seat_ids: list[str | None]
+    seat_names: list[str | None]
+    watch_token_hash: str
+    invite_hash: str | None
+    hand_number: int
+    scores: list[int]
+    hands_won: list[int]
+    winner: int | None
+    resigned: int | None
+    outcome: dict[str, Any] | None
+    created_at: datetime
+    updated_at: datetime
+
+    def copy(self) -> MatchMeta:
+        return replace(
+            self,
+            seat_ids=list(self.seat_ids),
+            seat_names=list(self.seat_names),
+            scores=list(self.scores),
+            hands_won=list(self.hands_won),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class StoredAction:
+    seq: int
+    seat: int
+    action: dict[str, Any]
+    client_id: str | None
+    version: int
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedHand:
+    number: int
+    starter: int
+    kind: str
+    winner: int | None
+    knocker: int | None
+    points: int
+    result: dict[str, Any]
+    finished_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One write to a match: its new row (``meta``, whose ``version`` is the new version), at
+    most one new action and the hands it finished. Applied only if the stored version is still
+    ``expected_version``."""
+
+    expected_version: int
+    meta: MatchMeta
+    action: StoredAction | None = None
+    hands: tuple[FinishedHand, ...] = field(default=())
+
+
+class Store(Protocol):
+    async def create_player(self, player: PlayerRecord) -> None: ...
+    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None: ...
+    async def create_match(self, meta: MatchMeta) -> None: ...
+    async def load_meta(self, match_id: str) -> MatchMeta | None: ...
+    async def load_match(self, match_id: str) -> tuple[MatchMeta, list[StoredAction]] | None: ...
+    async def commit(self, change: Change) -> bool:
+        """Apply ``change`` atomically; False (and nothing written) if the version moved."""
+        ...
+
+    async def list_matches(
+        self,
+        player_id: str,
+        *,
+        status: str | None,
+        rules: str | None,
+        opponent: str | None,
+        limit: int,
+        offset: int,
+    ) -> tuple[list[MatchMeta], int]: ...
+    async def finished_hands(self, match_id: str) -> list[FinishedHand]: ...
+    async def stats(self, player_id: str) -> dict[str, int]: ...
+
+
+Listener = Callable[[str, int], Awaitable[None] | None]
+
+
+class Broadcaster(Protocol):
+    """Tells other processes that a match changed (``match_id`` now at ``version``). The process
+    that made the change has already told its own clients."""
+
+    async def publish(self, match_id: str, version: int) -> None: ...
+    def listen(self, listener: Listener) -> None: ...
+    async def close(self) -> None: ...
+
+
+class InProcessBroadcaster:
+    """The single-process broadcaster: every listener in this process hears every change."""
+
+    def __init__(self) -> None:
+        self._listeners: list[Listener] = []
+
+    async def publish(self, match_id: str, version: int) -> None:
+        for listener in list(self._listeners):
+            result = listener(match_id, version)
+            if inspect.isawaitable(result):
+                await result
+
+    def listen(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    async def close(self) -> None:
+        self._listeners.clear()

@@ -1,0 +1,9 @@
+"""Storage adapter: SQLAlchemy models, the SQL :class:`SqlStore` behind the service's ``Store``
+port, engine setup (SQLite by default, Postgres from any ``DATABASE_URL``) and migrations.
+
+It stores what the service hands it and never decides anything about the game."""
+
+from .engine import create_engine, upgrade
+from .repository import SqlStore
+
+__all__ = ["SqlStore", "create_engine", "upgrade"]

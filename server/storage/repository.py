@@ -1,0 +1,276 @@
+"""The SQL implementation of the service's :class:`~server.service.ports.Store`.
+
+One session per unit of work, never shared across tasks. Every match write is a compare-and-set
+on ``matches.version`` in the same transaction as its action and hand rows, so a write either
+lands whole at the expected version or not at all. Nothing here decides game rules.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Select, and_, case, func, or_, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.orm import aliased
+
+from server.service.ports import Change, FinishedHand, MatchMeta, PlayerRecord, StoredAction
+
+from .engine import session_factory
+from .models import HandRecord, Match, MatchAction, Player
+
+
+class SqlStore:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self.sessions: async_sessionmaker[AsyncSession] = session_factory(engine)
+
+    # --- players ------------------------------------------------------------------------------
+
+    async def create_player(self, player: PlayerRecord) -> None:
+        async with self.sessions.begin() as s:
+            s.add(
+                Player(
+                    id=player.player_id,
+                    name=player.name,
+                    token_hash=player.token_hash,
+                    created_at=player.created_at,
+                )
+            )
+
+    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
+        async with self.sessions() as s:
+            row = (
+                await s.execute(select(Player).where(Player.token_hash == token_hash))
+            ).scalar_one_or_none()
+        if row is None:
+            return None
+        return PlayerRecord(row.id, row.name, row.token_hash, row.created_at)
+
+    # --- matches ------------------------------------------------------------------------------
+
+    async def create_match(self, meta: MatchMeta) -> None:
+        async with self.sessions.begin() as s:
+            s.add(Match(id=meta.match_id, **_row_values(meta), **_fixed_values(meta)))
+
+    def _meta_query(self) -> Select[Any]:
+        p0, p1 = aliased(Player), aliased(Player)
+        return (
+            select(Match, p0.name, p1.name)
+            .join(p0, Match.seat0_id == p0.id)
+            .outerjoin(p1, Match.seat1_id == p1.id)
+        )
+
+    async def load_meta(self, match_id: str) -> MatchMeta | None:
+        async with self.sessions() as s:
+            row = (await s.execute(self._meta_query().where(Match.id == match_id))).one_or_none()
+        return None if row is None else _meta(*row)
+
+    async def load_match(self, match_id: str) -> tuple[MatchMeta, list[StoredAction]] | None:
+        async with self.sessions() as s, s.begin():
+            row = (await s.execute(self._meta_query().where(Match.id == match_id))).one_or_none()
+            if row is None:
+                return None
+            actions = (
+                (
+                    await s.execute(
+                        select(MatchAction).where(MatchAction.match_id == match_id).order_by(MatchAction.seq)
+                    )
+                )
+                .scalars()
+                .all()
+            )
+        return _meta(*row), [
+            StoredAction(a.seq, a.seat, a.action, a.client_id, a.version, a.created_at) for a in actions
+        ]
+
+    async def commit(self, change: Change) -> bool:
+        meta = change.meta
+        try:
+            async with self.sessions.begin() as s:
+                result = await s.execute(
+                    update(Match)
+                    .where(Match.id == meta.match_id, Match.version == change.expected_version)
+                    .values(**_row_values(meta))
+                )
+                if result.rowcount != 1:  # type: ignore[attr-defined]
+                    await s.rollback()
+                    return False
+                if change.action is not None:
+                    a = change.action
+                    s.add(
+                        MatchAction(
+                            match_id=meta.match_id,
+                            seq=a.seq,
+                            seat=a.seat,
+                            action=a.action,
+                            client_id=a.client_id,
+                            version=a.version,
+                            created_at=a.created_at,
+                        )
+                    )
+                for h in change.hands:
+                    s.add(
+                        HandRecord(
+                            match_id=meta.match_id,
+                            number=h.number,
+                            starter=h.starter,
+                            kind=h.kind,
+                            winner=h.winner,
+                            knocker=h.knocker,
+                            points=h.points,
+                            result=h.result,
+                            finished_at=h.finished_at,
+                        )
+                    )
+        except IntegrityError:
+            # Another writer appended the same seq (or reused a client id) first.
+            return False
+        return True
+
+    async def list_matches(
+        self,
+        player_id: str,
+        *,
+        status: str | None,
+        rules: str | None,
+        opponent: str | None,
+        limit: int,
+        offset: int,
+    ) -> tuple[list[MatchMeta], int]:
+        cond = [or_(Match.seat0_id == player_id, Match.seat1_id == player_id)]
+        if status is not None:
+            cond.append(Match.status == status)
+        if rules is not None:
+            cond.append(Match.rules == rules)
+        if opponent is not None:
+            cond.append(Match.opponent == opponent)
+        where = and_(*cond)
+        async with self.sessions() as s:
+            total = (await s.execute(select(func.count()).select_from(Match).where(where))).scalar_one()
+            rows = (
+                await s.execute(
+                    self._meta_query()
+                    .where(where)
+                    .order_by(Match.created_at.desc(), Match.id.desc())
+                    .limit(limit)
+                    .offset(offset)
+                )
+            ).all()
+        return [_meta(*r) for r in rows], total
+
+    async def finished_hands(self, match_id: str) -> list[FinishedHand]:
+        async with self.sessions() as s:
+            rows = (
+                (
+                    await s.execute(
+                        select(HandRecord).where(HandRecord.match_id == match_id).order_by(HandRecord.number)
+                    )
+                )
+                .scalars()
+                .all()
+            )
+        return [
+            FinishedHand(h.number, h.starter, h.kind, h.winner, h.knocker, h.points, h.result, h.finished_at)
+            for h in rows
+        ]
+
+    async def stats(self, player_id: str) -> dict[str, int]:
+        mine = or_(Match.seat0_id == player_id, Match.seat1_id == player_id)
+        my_seat = case((Match.seat0_id == player_id, 0), else_=1)
+        finished = Match.status == "finished"
+        async with self.sessions() as s:
+            m = (
+                await s.execute(
+                    select(
+                        func.count(),
+                        func.coalesce(func.sum(case((Match.winner == my_seat, 1), else_=0)), 0),
+                    ).where(mine, finished)
+                )
+            ).one()
+            won = HandRecord.winner == my_seat
+            h = (
+                await s.execute(
+                    select(
+                        func.count(),
+                        func.coalesce(func.sum(case((and_(won, HandRecord.kind == "gin"), 1), else_=0)), 0),
+                        func.coalesce(
+                            func.sum(case((and_(won, HandRecord.kind == "undercut"), 1), else_=0)), 0
+                        ),
+                        func.coalesce(func.sum(case((won, HandRecord.points), else_=0)), 0),
+                        func.coalesce(func.sum(case((won, 1), else_=0)), 0),
+                    )
+                    .select_from(HandRecord)
+                    .join(Match, Match.id == HandRecord.match_id)
+                    .where(mine)
+                )
+            ).one()
+        matches, wins = int(m[0]), int(m[1])
+        return {
+            "matches": matches,
+            "wins": wins,
+            "losses": matches - wins,
+            "hands": int(h[0]),
+            "hands_won": int(h[4]),
+            "gins": int(h[1]),
+            "undercuts": int(h[2]),
+            "points": int(h[3]),
+        }
+
+
+def _fixed_values(meta: MatchMeta) -> dict[str, Any]:
+    """Columns written once, when the match is created."""
+    return {
+        "rules": meta.rules,
+        "opponent": meta.opponent,
+        "difficulty": meta.difficulty,
+        "seed": meta.seed,
+        "first_starter": meta.first_starter,
+        "seat0_id": meta.seat_ids[0],
+        "watch_token_hash": meta.watch_token_hash,
+        "created_at": meta.created_at,
+    }
+
+
+def _row_values(meta: MatchMeta) -> dict[str, Any]:
+    """Columns every write may change."""
+    return {
+        "status": meta.status,
+        "version": meta.version,
+        "seat1_id": meta.seat_ids[1],
+        "invite_hash": meta.invite_hash,
+        "hand_number": meta.hand_number,
+        "score0": meta.scores[0],
+        "score1": meta.scores[1],
+        "hands_won0": meta.hands_won[0],
+        "hands_won1": meta.hands_won[1],
+        "winner": meta.winner,
+        "resigned": meta.resigned,
+        "outcome": meta.outcome,
+        "updated_at": meta.updated_at,
+    }
+
+
+def _meta(m: Match, name0: str, name1: str | None) -> MatchMeta:
+    return MatchMeta(
+        match_id=m.id,
+        rules=m.rules,
+        opponent=m.opponent,
+        difficulty=m.difficulty,
+        seed=m.seed,
+        first_starter=m.first_starter,
+        status=m.status,
+        version=m.version,
+        seat_ids=[m.seat0_id, m.seat1_id],
+        seat_names=[name0, name1],
+        watch_token_hash=m.watch_token_hash,
+        invite_hash=m.invite_hash,
+        hand_number=m.hand_number,
+        scores=[m.score0, m.score1],
+        hands_won=[m.hands_won0, m.hands_won1],
+        winner=m.winner,
+        resigned=m.resigned,
+        outcome=m.outcome,
+        created_at=m.created_at,
+        updated_at=m.updated_at,
+    )

@@ -1,0 +1,166 @@
+"""The aiohttp application: REST API, WebSocket, OpenAPI and docs, metrics, health and the static
+browser client, built by :func:`create_app` from :class:`~server.config.Settings`.
+
+Every resource (database engine, migrations, service, rate limiter) is opened in
+``cleanup_ctx`` and closed in reverse order; on shutdown open sockets are closed with
+``GOING_AWAY`` and writes in flight are committed before the engine is disposed. Handlers reach
+state only through typed ``web.AppKey``s, never module globals. This module holds no game logic.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import msgspec
+from aiohttp import WSCloseCode, web
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from server.config import Settings
+from server.service import Broadcaster, MatchService, Metrics
+from server.service.errors import ServiceError, TooLarge
+from server.storage import SqlStore, create_engine, upgrade
+
+from .keys import ENGINE, LIMITER, METRICS, SERVICE, SETTINGS, SOCKETS
+from .ratelimit import RestLimiter
+
+log = logging.getLogger("server.transport")
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def json_response(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+    return web.Response(
+        body=msgspec.json.encode(data), status=status, content_type="application/json", headers=headers
+    )
+
+
+def error_response(error: ServiceError) -> web.Response:
+    headers = {}
+    if error.status == 429:
+        headers["Retry-After"] = str(max(1, int(getattr(error, "reset_in", 1) + 0.999)))
+    if error.status == 401:
+        headers["WWW-Authenticate"] = 'Bearer realm="ginrummy"'
+    return json_response({"error": error.to_wire()}, status=error.status, headers=headers)
+
+
+_HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 409: "conflict"}
+
+
+@web.middleware
+async def errors_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Every error as ``{"error": {"code", "message"}}`` with its status (one place)."""
+    metrics = request.app[METRICS]
+    started = time.perf_counter()
+    route = request.match_info.route.resource.canonical if request.match_info.route.resource else "other"
+    status = 500
+    try:
+        response = await handler(request)
+        status = response.status
+        return response
+    except ServiceError as e:
+        status = e.status
+        if e.code == "rate_limited":
+            metrics.rate_limited.labels(getattr(e, "limit", "")).inc()
+        return error_response(e)
+    except web.HTTPRequestEntityTooLarge:
+        status = 413
+        return error_response(
+            TooLarge(f"the body is larger than {request.app[SETTINGS].limits.http_max_body} bytes")
+        )
+    except web.HTTPException as e:
+        status = e.status
+        if e.status < 400:
+            raise
+        code = _HTTP_CODES.get(e.status, "bad_request" if e.status < 500 else "internal")
+        if e.status == 405:
+            code = "bad_request"
+        return json_response({"error": {"code": code, "message": e.reason}}, status=e.status)
+    except Exception:
+        log.exception("unhandled error", extra={"path": request.path})
+        return json_response({"error": {"code": "internal", "message": "internal server error"}}, status=500)
+    finally:
+        if route != "/ws":
+            metrics.http_requests.labels(request.method, route, str(status)).inc()
+            metrics.http_seconds.labels(route).observe(time.perf_counter() - started)
+
+
+async def database_ctx(app: web.Application) -> AsyncIterator[None]:
+    settings = app[SETTINGS]
+    engine: AsyncEngine = create_engine(settings.database_url)
+    try:
+        await upgrade(engine)
+    except BaseException:
+        await engine.dispose()
+        raise
+    app[ENGINE] = engine
+    yield
+    await engine.dispose()
+
+
+def service_ctx(
+    broadcaster: Broadcaster | None, bot_factory: Callable[[str, str], Any] | None
+) -> Callable[[web.Application], AsyncIterator[None]]:
+    async def ctx(app: web.Application) -> AsyncIterator[None]:
+        kwargs: dict[str, Any] = {}
+        if bot_factory is not None:
+            kwargs["bot_factory"] = bot_factory
+        service = MatchService(
+            SqlStore(app[ENGINE]),
+            bot_delay=app[SETTINGS].bot_delay,
+            broadcaster=broadcaster,
+            metrics=app[METRICS],
+            **kwargs,
+        )
+        app[SERVICE] = service
+        log.info("service ready", extra={"database": _safe_url(app[SETTINGS].database_url)})
+        yield
+        await service.close()
+
+    return ctx
+
+
+async def limiter_ctx(app: web.Application) -> AsyncIterator[None]:
+    limits = app[SETTINGS].limits
+    limiter = RestLimiter({"players": limits.players_rate, "requests": limits.requests_rate})
+    app[LIMITER] = limiter
+    yield
+    await limiter.close()
+
+
+async def close_sockets(app: web.Application) -> None:
+    for ws in list(app[SOCKETS]):
+        await ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
+
+
+def _safe_url(url: str) -> str:
+    from sqlalchemy import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    broadcaster: Broadcaster | None = None,
+    bot_factory: Callable[[str, str], Any] | None = None,
+) -> web.Application:
+    """The server application. ``broadcaster`` replaces the in-process fan-out (several
+    processes); ``bot_factory`` replaces ``server.bots.make_bot`` (tests)."""
+    from . import rest, static, ws
+
+    settings = settings or Settings.from_env()
+    app = web.Application(middlewares=[errors_middleware], client_max_size=settings.limits.http_max_body)
+    app[SETTINGS] = settings
+    app[METRICS] = Metrics()
+    app[SOCKETS] = set()
+    app.cleanup_ctx.append(database_ctx)
+    app.cleanup_ctx.append(service_ctx(broadcaster, bot_factory))
+    app.cleanup_ctx.append(limiter_ctx)
+    app.on_shutdown.append(close_sockets)
+    rest.setup(app)
+    ws.setup(app)
+    static.setup(app)
+    return app

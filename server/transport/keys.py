@@ -1,0 +1,18 @@
+"""Typed application keys: the only way handlers reach shared state."""
+
+from __future__ import annotations
+
+from aiohttp import web
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from server.config import Settings
+from server.service import MatchService, Metrics
+
+from .ratelimit import RestLimiter
+
+SETTINGS = web.AppKey("settings", Settings)
+SERVICE = web.AppKey("service", MatchService)
+METRICS = web.AppKey("metrics", Metrics)
+ENGINE = web.AppKey("engine", AsyncEngine)
+LIMITER = web.AppKey("limiter", RestLimiter)
+SOCKETS = web.AppKey("sockets", set[web.WebSocketResponse])

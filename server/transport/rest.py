@@ -1,0 +1,206 @@
+"""REST handlers (``/api/...``, ``/healthz``, ``/metrics``): decode and validate the request,
+call the service, encode its answer. No game logic and no storage access here.
+
+Every ``/api`` call except creating a player and reading public documents needs
+``Authorization: Bearer TOKEN``; all are rate limited per token (or per client address).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from aiohttp import web
+
+from server.rules import RULES
+from server.service import MatchMeta, PlayerRecord
+from server.service.errors import BadRequest, Unauthorized
+from server.service.views import summary
+
+from .app import json_response
+from .keys import LIMITER, METRICS, SERVICE, SETTINGS
+from .openapi import docs_page, openapi_document
+from .wire import CreateMatch, CreatePlayer, JoinMatch, decode_body
+
+routes = web.RouteTableDef()
+
+
+def _client_key(request: web.Request) -> str:
+    return request.remote or "unknown"
+
+
+def _bearer(request: web.Request) -> str | None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
+async def _limit(request: web.Request, token: str | None = None) -> None:
+    key = hashlib.sha256(token.encode()).hexdigest()[:32] if token else _client_key(request)
+    await request.app[LIMITER].hit("requests", key)
+
+
+async def _player(request: web.Request) -> PlayerRecord:
+    token = _bearer(request)
+    await _limit(request, token)
+    if token is None:
+        raise Unauthorized("missing token: send Authorization: Bearer TOKEN")
+    return await request.app[SERVICE].authenticate(token)
+
+
+def _ws_url(request: web.Request) -> str:
+    scheme = "wss" if request.secure else "ws"
+    return f"{scheme}://{request.host}/ws"
+
+
+def _base_url(request: web.Request) -> str:
+    return f"{request.scheme}://{request.host}"
+
+
+def _int_query(request: web.Request, name: str, default: int) -> int:
+    raw = request.query.get(name)
+    if raw is None:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise BadRequest(f"{name} must be an integer") from None
+
+
+def _details(meta: MatchMeta, hands: list[Any]) -> dict[str, Any]:
+    return {
+        **summary(meta),
+        "hands": [{"number": h.number, "starter": h.starter, **h.result} for h in hands],
+    }
+
+
+@routes.post("/api/players")
+async def create_player(request: web.Request) -> web.Response:
+    await request.app[LIMITER].hit("players", _client_key(request))
+    body: CreatePlayer = decode_body(await request.read(), CreatePlayer)
+    player, token = await request.app[SERVICE].create_player(body.name)
+    return json_response({"player_id": player.player_id, "name": player.name, "token": token}, status=201)
+
+
+@routes.get("/api/players/me")
+async def me(request: web.Request) -> web.Response:
+    player = await _player(request)
+    return json_response({"player_id": player.player_id, "name": player.name})
+
+
+@routes.get("/api/players/me/stats")
+async def stats(request: web.Request) -> web.Response:
+    player = await _player(request)
+    return json_response(await request.app[SERVICE].stats(player))
+
+
+@routes.post("/api/matches")
+async def create_match(request: web.Request) -> web.Response:
+    player = await _player(request)
+    body: CreateMatch = decode_body(await request.read(), CreateMatch)
+    created = await request.app[SERVICE].create_match(
+        player, opponent=body.opponent, difficulty=body.difficulty, rules=body.rules
+    )
+    meta = created.meta
+    invite = None
+    if created.invite is not None:
+        invite = {
+            "code": created.invite,
+            "url": f"{_base_url(request)}/?match={meta.match_id}&invite={created.invite}",
+        }
+    return json_response(
+        {
+            **summary(meta),
+            "seat": created.seat,
+            "ws_url": _ws_url(request),
+            "watch_token": created.watch_token,
+            "invite": invite,
+        },
+        status=201,
+    )
+
+
+@routes.get("/api/matches")
+async def list_matches(request: web.Request) -> web.Response:
+    player = await _player(request)
+    q = request.query
+    unknown = set(q) - {"status", "rules", "opponent", "limit", "offset"}
+    if unknown:
+        raise BadRequest(f"unknown query parameter(s) {sorted(unknown)}")
+    limit = _int_query(request, "limit", 20)
+    offset = _int_query(request, "offset", 0)
+    metas, total = await request.app[SERVICE].list_matches(
+        player,
+        status=q.get("status") or None,
+        rules=q.get("rules") or None,
+        opponent=q.get("opponent") or None,
+        limit=limit,
+        offset=offset,
+    )
+    return json_response(
+        {"matches": [summary(m) for m in metas], "total": total, "limit": limit, "offset": offset}
+    )
+
+
+@routes.get("/api/matches/{match_id}")
+async def match_details(request: web.Request) -> web.Response:
+    player = await _player(request)
+    meta, hands = await request.app[SERVICE].details(player, request.match_info["match_id"])
+    return json_response(_details(meta, hands))
+
+
+@routes.get("/api/matches/{match_id}/record")
+async def match_record(request: web.Request) -> web.Response:
+    player = await _player(request)
+    return json_response(await request.app[SERVICE].record(player, request.match_info["match_id"]))
+
+
+@routes.post("/api/matches/{match_id}/join")
+async def join_match(request: web.Request) -> web.Response:
+    player = await _player(request)
+    body: JoinMatch = decode_body(await request.read(), JoinMatch)
+    meta, seat = await request.app[SERVICE].join(player, request.match_info["match_id"], body.invite)
+    return json_response({**summary(meta), "seat": seat, "ws_url": _ws_url(request)})
+
+
+@routes.post("/api/matches/{match_id}/resign")
+async def resign_match(request: web.Request) -> web.Response:
+    player = await _player(request)
+    meta = await request.app[SERVICE].resign(player, request.match_info["match_id"])
+    return json_response(summary(meta))
+
+
+@routes.get("/api/rules")
+async def rules(request: web.Request) -> web.Response:
+    await _limit(request)
+    return json_response({"rules": [{**r.to_wire(), "guide": r.guide} for r in RULES.values()]})
+
+
+@routes.get("/api/openapi.json")
+async def openapi(request: web.Request) -> web.Response:
+    return json_response(openapi_document())
+
+
+@routes.get("/api/docs")
+async def docs(request: web.Request) -> web.Response:
+    return web.Response(text=docs_page(), content_type="text/html")
+
+
+@routes.get("/healthz")
+async def healthz(request: web.Request) -> web.Response:
+    if request.app[SERVICE].closing:
+        return json_response({"status": "shutting_down"}, status=503)
+    return json_response({"status": "ok"})
+
+
+@routes.get("/metrics")
+async def metrics(request: web.Request) -> web.Response:
+    m = request.app[METRICS]
+    return web.Response(body=m.render(), headers={"Content-Type": m.content_type})
+
+
+def setup(app: web.Application) -> None:
+    app.router.add_routes(routes)
+    _ = app[SETTINGS]  # settings must exist before routes are served

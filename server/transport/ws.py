@@ -1,0 +1,261 @@
+"""The WebSocket endpoint ``/ws`` (protocol v1, docs/protocol.md).
+
+One :class:`Connection` per socket: it checks the Origin, waits for ``hello``, binds to a seat
+(or as a watcher), forwards ``act`` to the service and queues what the service delivers. Each
+message is answered; an error never changes anything. Limits: 4 KiB per message (``too_large``
+error), 64 KiB per frame (close 1009), a per-connection token bucket (``rate_limited``), and
+too many errors in a row close the socket with 4008.
+
+It never builds a view itself: every ``state`` comes from the service, for this connection's
+seat only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+from urllib.parse import urlsplit
+
+import msgspec
+from aiohttp import WSMsgType, web
+
+from server.service import LiveMatch, MatchService
+from server.service.errors import (
+    NotFound,
+    RateLimited,
+    ServiceError,
+    StaleVersion,
+    TooLarge,
+    Unauthorized,
+)
+
+from .keys import METRICS, SERVICE, SETTINGS, SOCKETS
+from .ratelimit import TokenBucket
+from .wire import Act, Hello, Ping, decode_client_message, message_id
+
+log = logging.getLogger("server.transport.ws")
+
+CLOSE_FORBIDDEN_ORIGIN = 1008
+CLOSE_UNAUTHORIZED = 4001
+CLOSE_UNKNOWN_MATCH = 4004
+CLOSE_ABUSE = 4008
+CLOSE_SLOW_CONSUMER = 1011
+OUTBOX_LIMIT = 512
+
+
+def origin_allowed(request: web.Request, allowed: tuple[str, ...]) -> bool:
+    """Browsers send an Origin; it must be this server's own or one explicitly allowed.
+    Non-browser clients send none and are let through (they authenticate with tokens)."""
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return True
+    origin = origin.rstrip("/")
+    if "*" in allowed or origin in allowed:
+        return True
+    parts = urlsplit(origin)
+    return parts.scheme in ("http", "https") and parts.netloc == request.host
+
+
+class Connection:
+    """A socket's side of the protocol; implements the service's ``Subscriber``."""
+
+    def __init__(self, ws: web.WebSocketResponse, service: MatchService, request: web.Request) -> None:
+        self.ws = ws
+        self.service = service
+        self.settings = request.app[SETTINGS]
+        self.metrics = request.app[METRICS]
+        self.seat: int | None = None
+        self.live: LiveMatch | None = None
+        self.errors_in_a_row = 0
+        self.bucket = TokenBucket(self.settings.limits.ws_rate)
+        self.outbox: asyncio.Queue[str | None] = asyncio.Queue()
+        self.writer = asyncio.get_running_loop().create_task(self._write_loop())
+        self.closing = False
+
+    # --- outgoing -----------------------------------------------------------------------------
+
+    def deliver(self, text: str) -> None:
+        if self.closing:
+            return
+        if self.outbox.qsize() >= OUTBOX_LIMIT:
+            # The client stopped reading: drop it rather than buffer without bound.
+            self.closing = True
+            asyncio.get_running_loop().create_task(
+                self.ws.close(code=CLOSE_SLOW_CONSUMER, message=b"client too slow")
+            )
+            return
+        self.outbox.put_nowait(text)
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.deliver(msgspec.json.encode(message).decode())
+
+    async def _write_loop(self) -> None:
+        while True:
+            text = await self.outbox.get()
+            if text is None:
+                return
+            if self.ws.closed:
+                continue
+            try:
+                await self.ws.send_str(text)
+            except (ConnectionError, RuntimeError):
+                self.closing = True
+
+    async def flush_and_stop(self) -> None:
+        self.outbox.put_nowait(None)
+        try:
+            await asyncio.wait_for(self.writer, timeout=5)
+        except (TimeoutError, asyncio.CancelledError):
+            self.writer.cancel()
+
+    def error(self, error: ServiceError, msg_id: str | None = None) -> None:
+        self.errors_in_a_row += 1
+        self.send({"type": "error", "id": msg_id, **error.to_wire(websocket=True)})
+
+    async def close(self, code: int, reason: str) -> None:
+        self.closing = True
+        await self.flush_and_stop()
+        await self.ws.close(code=code, message=reason.encode())
+
+    # --- incoming -----------------------------------------------------------------------------
+
+    async def handle(self, data: str) -> bool:
+        """Answer one client message; False when the socket must close."""
+        limits = self.settings.limits
+        if len(data.encode()) > limits.ws_max_message:
+            self.error(TooLarge(f"messages are limited to {limits.ws_max_message} bytes"))
+            return self._tolerable()
+        try:
+            self.bucket.take()
+        except RateLimited as e:
+            self.error(e, message_id(data))
+            return self._tolerable()
+        try:
+            message = decode_client_message(data)
+        except ServiceError as e:
+            self.metrics.ws_messages.labels("invalid").inc()
+            self.error(e, message_id(data))
+            return self._tolerable()
+        match message:
+            case Hello():
+                self.metrics.ws_messages.labels("hello").inc()
+                return await self._hello(message)
+            case Act():
+                self.metrics.ws_messages.labels("act").inc()
+                await self._act(message)
+                return self._tolerable()
+            case Ping():
+                self.metrics.ws_messages.labels("ping").inc()
+                self.send({"type": "pong"})
+                self.errors_in_a_row = 0
+                return True
+        return True  # pragma: no cover (the decoder admits nothing else)
+
+    def _tolerable(self) -> bool:
+        return self.errors_in_a_row < self.settings.limits.ws_max_errors
+
+    async def _hello(self, hello: Hello) -> bool:
+        try:
+            live, seat = await self.service.open(hello.match, hello.token)
+        except NotFound as e:
+            self.error(e)
+            await self.close(CLOSE_UNKNOWN_MATCH, "unknown match")
+            return False
+        except Unauthorized as e:
+            self.error(e)
+            await self.close(CLOSE_UNAUTHORIZED, "unauthorized")
+            return False
+        except ServiceError as e:
+            self.error(e)
+            return self._tolerable()
+        self.unbind()
+        self.live, self.seat = live, seat
+        self.errors_in_a_row = 0
+        self.service.subscribe(live, self)
+        log.info("hello", extra={"match_id": live.match_id, "seat": seat})
+        return True
+
+    async def _act(self, act: Act) -> None:
+        if self.live is None:
+            self.error(Unauthorized("send hello first"), act.id)
+            return
+        if self.seat is None:
+            self.error(Unauthorized("watchers cannot act"), act.id)
+            return
+        live, msg_id = self.live, act.id
+
+        def ack(version: int) -> None:
+            self.send({"type": "ack", "id": msg_id, "version": version})
+
+        try:
+            version, repeated = await self.service.act(live, self.seat, msg_id, act.version, act.action, ack)
+        except StaleVersion as e:
+            self.error(e, msg_id)
+            # Help the client resync at once: its view is out of date.
+            self.deliver(self.service.state_message(live, self.seat))
+            return
+        except ServiceError as e:
+            self.error(e, msg_id)
+            return
+        if repeated:
+            ack(version)
+        self.errors_in_a_row = 0
+
+    def unbind(self) -> None:
+        if self.live is not None:
+            self.service.unsubscribe(self.live, self)
+            self.live = None
+
+
+async def websocket(request: web.Request) -> web.WebSocketResponse:
+    settings = request.app[SETTINGS]
+    limits = settings.limits
+    ws = web.WebSocketResponse(heartbeat=limits.ws_heartbeat, max_msg_size=limits.ws_max_frame)
+    allowed = origin_allowed(request, settings.allowed_origins)
+    await ws.prepare(request)
+    if not allowed:
+        await ws.close(code=CLOSE_FORBIDDEN_ORIGIN, message=b"forbidden origin")
+        return ws
+    sockets = request.app[SOCKETS]
+    metrics = request.app[METRICS]
+    conn = Connection(ws, request.app[SERVICE], request)
+    sockets.add(ws)
+    metrics.ws_connections.inc()
+    try:
+        while not ws.closed:
+            timeout = None if conn.live is not None else limits.ws_hello_timeout
+            try:
+                msg = await ws.receive(timeout=timeout)
+            except TimeoutError:
+                conn.error(Unauthorized("no hello received in time"))
+                await conn.close(CLOSE_UNAUTHORIZED, "no hello")
+                break
+            if msg.type == WSMsgType.TEXT:
+                data = msg.data
+            elif msg.type == WSMsgType.BINARY:
+                try:
+                    data = msg.data.decode()
+                except UnicodeDecodeError:
+                    data = "\x00"  # not JSON: answered with bad_message
+            else:  # CLOSE, CLOSING, CLOSED, ERROR (1009 for frames over the limit)
+                break
+            if not await conn.handle(data):
+                if not ws.closed:
+                    await conn.close(CLOSE_ABUSE, "too many errors")
+                break
+    finally:
+        conn.unbind()
+        conn.closing = True
+        await conn.flush_and_stop()
+        sockets.discard(ws)
+        metrics.ws_connections.dec()
+        with contextlib.suppress(Exception):
+            if not ws.closed:
+                await ws.close()
+    return ws
+
+
+def setup(app: web.Application) -> None:
+    app.router.add_get("/ws", websocket)
