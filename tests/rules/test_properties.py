@@ -1,0 +1,199 @@
+"""The laws of the rules engine, checked on many generated hands (Hypothesis) and seeded self-play:
+arrangements are exact, cards are conserved, hidden cards stay hidden, states rebuild from views.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from server.rules import DECK, RULES, Card, HandState, Phase, best_arrangement, deadwood, deal
+from server.rules.cards import to_mask
+from server.rules.melds import discard_deadwoods, min_deadwood
+
+from .helpers import brute_min_deadwood, greedy_action, is_valid_meld
+
+ALL = (1 << 52) - 1
+
+
+@st.composite
+def meld_rich_hands(draw, max_size=11):
+    """Cards from a narrow window of ranks and suits, so hands are full of overlapping melds."""
+    lo = draw(st.integers(1, 9))
+    width = draw(st.integers(4, 6))
+    suits = draw(st.sets(st.integers(0, 3), min_size=2, max_size=4))
+    pool = [c for c in DECK if lo <= c.rank < lo + width and c.suit in suits]
+    return draw(st.lists(st.sampled_from(pool), unique=True, max_size=min(max_size, len(pool))))
+
+
+any_hands = st.lists(st.sampled_from(DECK), unique=True, max_size=11)
+hands_0_to_11 = st.one_of(any_hands, meld_rich_hands())
+
+
+# --- Melds ------------------------------------------------------------------------------------
+
+
+@settings(max_examples=400, deadline=None)
+@given(hands_0_to_11)
+def test_best_arrangement_is_disjoint_valid_melds_covering_the_hand_with_minimal_deadwood(hand):
+    a = best_arrangement(hand)
+    melded = [c for m in a.melds for c in m.cards]
+    assert all(is_valid_meld(m.cards) for m in a.melds)
+    assert len(melded) == len(set(melded)), "melds share a card"
+    assert sorted(melded + list(a.unmatched)) == sorted(hand)
+    assert a.deadwood == sum(c.value for c in a.unmatched)
+    assert a.deadwood == brute_min_deadwood(hand)
+    assert deadwood(hand) == min_deadwood(to_mask(hand)) == a.deadwood
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(st.lists(st.sampled_from(DECK), unique=True, min_size=1, max_size=11), meld_rich_hands()))
+def test_the_deadwood_left_by_each_discard_matches_a_brute_force(hand):
+    by_discard = discard_deadwoods(to_mask(hand))
+    assert {DECK[i] for i in by_discard} == set(hand)
+    for c in hand:
+        assert by_discard[c.index] == brute_min_deadwood(set(hand) - {c})
+
+
+# --- Self-play --------------------------------------------------------------------------------
+
+
+def test_52_cards_are_conserved_through_thousands_of_seeded_random_hands():
+    rng = random.Random(52)
+    kinds = set()
+    for n in range(2000):
+        h = deal(RULES["house" if n % 2 else "classic"], n % 2, f"conserve:{n}")
+        while True:
+            stock = sum(1 << i for i in h.stock)
+            pile = sum(1 << i for i in h.discard_pile)
+            parts = (h.hands[0], h.hands[1], stock, pile)
+            assert sum(p.bit_count() for p in parts) == 52
+            assert parts[0] | parts[1] | stock | pile == ALL
+            counts = sorted(p.bit_count() for p in parts[:2])
+            assert counts == ([10, 11] if h.phase is Phase.DISCARD else [10, 10])
+            if h.is_over:
+                break
+            h.apply(rng.choice(h.legal_actions()))
+        r = h.result
+        kinds.add(r.kind.value)
+        assert sorted([*r.hands[0], *r.hands[1]]) == sorted([*h.hand(0), *h.hand(1)])
+    assert kinds >= {"dead", "knock", "gin"}  # random defenders almost never undercut
+
+
+# --- Hidden information -----------------------------------------------------------------------
+
+
+def strings(obj, top=None):
+    """Every string in a JSON value (keys too), with the top-level key it sits under."""
+    if isinstance(obj, str):
+        yield top, obj
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            key = top if top is not None else k
+            yield key, str(k)
+            yield from strings(v, key)
+    elif isinstance(obj, list | tuple):
+        for v in obj:
+            yield from strings(v, top)
+
+
+def assert_view_hides(h: HandState, seat: int | None, known: list[set[Card]]) -> None:
+    """``known[s]``: cards seat ``s`` holds that everyone saw it take from the discard pile."""
+    wire = json.loads(json.dumps(h.view(seat).to_wire()))
+    stock = {c.code for c in h.stock_order()}
+    others = [s for s in (0, 1) if s != seat]
+    held = {c.code for s in others for c in h.hand(s)}
+    public = {c.code for s in others for c in known[s]}
+    for key, text in strings(wire):
+        assert text not in stock, f"stock card {text} shown in {key!r}"
+        if h.is_over:
+            continue
+        assert not (text in held and text not in public), f"hidden card {text} shown in {key!r}"
+        if text in held:
+            assert key == "history", f"{text} shown outside the public history, in {key!r}"
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32), starter=st.integers(0, 1), greedy=st.booleans())
+def test_no_view_ever_shows_a_hidden_card(seed, starter, greedy):
+    rng = random.Random(seed)
+    h = deal(RULES["house"], starter, seed)
+    known: list[set[Card]] = [set(), set()]
+    while True:
+        for seat in (0, 1, None):
+            assert_view_hides(h, seat, known)
+        if h.is_over:
+            break
+        seat = h.to_act
+        action = greedy_action(h, rng) if greedy else rng.choice(h.legal_actions())
+        if action.kind in ("take_upcard", "draw") and (
+            action.kind == "take_upcard" or action.source == "discard"
+        ):
+            known[seat].add(h.upcard)
+        h.apply(action)
+        if action.kind in ("discard", "knock"):
+            known[seat].discard(action.card)
+    # Once over, both hands are revealed in the result, but the stock never is.
+    for seat in (0, 1, None):
+        wire = h.view(seat).to_wire()
+        assert sorted(wire["result"]["hands"][0]) == sorted(c.code for c in h.hand(0))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32))
+def test_a_match_view_hides_the_current_hand_like_a_hand_view(seed):
+    from server.rules import new_match
+
+    m = new_match("classic", seed)
+    rng = random.Random(seed)
+    for _ in range(150):
+        if m.is_over:
+            break
+        for seat in (0, 1, None):
+            wire = m.view(seat).to_wire()
+            assert wire["hand"] == m.hand.view(seat).to_wire()
+            # The rest of the match view holds no card (last_result is an earlier, finished hand).
+            rest = {k: v for k, v in wire.items() if k not in ("hand", "last_result")}
+            cards = {c.code for c in DECK}
+            assert not any(text in cards for _, text in strings(rest))
+        m.apply(greedy_action(m.hand, rng))
+
+
+# --- Determinization --------------------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32), steps=st.integers(0, 60))
+def test_a_state_rebuilt_from_a_view_and_the_true_hidden_cards_plays_on_identically(seed, steps):
+    rng = random.Random(seed)
+    h = deal(RULES["house"], seed % 2, seed)
+    for _ in range(steps):
+        if h.is_over:
+            break
+        h.apply(rng.choice(h.legal_actions()))
+    for seat in (0, 1):
+        rebuilt = HandState.from_view(h.view(seat), h.hand(1 - seat), h.stock_order())
+        original = h.copy()
+        for _ in range(200):
+            for s in (0, 1, None):
+                assert rebuilt.view(s) == original.view(s)
+            assert rebuilt.legal_actions() == original.legal_actions()
+            if original.is_over:
+                break
+            action = rng.choice(original.legal_actions())
+            original.apply(action)
+            rebuilt.apply(action)
+        assert rebuilt.result == original.result
+
+
+def test_a_copy_is_independent_of_its_original():
+    h = deal(RULES["house"], 0, "copy")
+    before = h.view(0)
+    c = h.copy()
+    rng = random.Random(0)
+    while not c.is_over:
+        c.apply(rng.choice(c.legal_actions()))
+    assert h.view(0) == before and not h.is_over
