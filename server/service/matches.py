@@ -281,6 +281,8 @@ class MatchService:
             new.seat_names[1] = player.name
             new.status = "active"
             new.invite_hash = None
+            new.version += 1
+            new.updated_at = utcnow()
             await self._write(live, new)
             log.info("match joined", extra={"match_id": match_id, "player_id": player.player_id, "seat": 1})
             return new.copy(), 1
