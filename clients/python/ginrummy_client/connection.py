@@ -36,6 +36,7 @@ from .errors import (
     ConnectionLost,
     NotYourTurn,
     ProtocolError,
+    RateLimited,
     ServerError,
     StaleVersion,
     server_error,
@@ -87,6 +88,8 @@ class MatchConnection:
         open_timeout: float = 10.0,
         on_status: Callable[[str], None] | None = None,
         id_prefix: str | None = None,
+        rate_limit_retries: int = 20,
+        max_retry_wait: float = 5.0,
     ) -> None:
         self.ws_url = ws_url
         self.match_id = match_id
@@ -97,6 +100,8 @@ class MatchConnection:
         self.ack_timeout = ack_timeout
         self.open_timeout = open_timeout
         self.on_status = on_status
+        self.rate_limit_retries = rate_limit_retries
+        self.max_retry_wait = max_retry_wait
         # Ids must never repeat on a match for a seat (the server would answer the old action):
         # a random prefix per connection object keeps two runs of one program apart.
         self._id_prefix = id_prefix or secrets.token_hex(4)
@@ -232,7 +237,10 @@ class MatchConnection:
         ``version`` defaults to the latest state's. Raises the server's refusal as a typed
         :class:`ServerError` (``IllegalAction``, ``StaleVersion``, ``NotYourTurn``...) and
         ConnectionLost if the socket cannot be brought back. A drop in between is handled: the
-        action is sent again with the same id after reconnecting.
+        action is sent again with the same id after reconnecting. ``rate_limited`` is handled
+        too: the server's answer says when its limit resets, so the action waits that long and
+        goes again (under a new id: a refused message changed nothing), up to
+        ``rate_limit_retries`` times.
         """
         if self._ended:
             self._raise_end()
@@ -241,7 +249,21 @@ class MatchConnection:
             if self.view is None:
                 raise RuntimeError("no state received yet: open() the connection first")
             version = self.view.version
-        action_id = action_id or self.new_action_id()
+        attempt = 0
+        while True:
+            try:
+                return await self._act_once(wire, version, action_id or self.new_action_id(), timeout)
+            except RateLimited as err:
+                wait = err.reset_in if err.reset_in is not None else 0.2
+                if attempt >= self.rate_limit_retries or wait > self.max_retry_wait:
+                    raise
+                attempt += 1
+                action_id = None
+                await asyncio.sleep(wait + 0.01)
+
+    async def _act_once(
+        self, wire: dict[str, Any], version: int, action_id: str, timeout: float | None
+    ) -> int:
         if action_id in self._pending:
             raise ValueError(f"action id {action_id!r} is already waiting for its answer")
         message = json.dumps({"type": "act", "id": action_id, "version": version, "action": wire})

@@ -410,8 +410,9 @@ class MatchView:
 
     @property
     def my_turn(self) -> bool:
-        """True when this seat has something to do now."""
-        return bool(self.legal_actions) and not self.is_over
+        """True when this seat has something to do now (never while the match waits for its
+        second player, whatever the hand shows)."""
+        return bool(self.legal_actions) and self.status != "waiting" and not self.is_over
 
     def player(self, seat: int) -> PlayerInfo | None:
         return next((p for p in self.players if p.seat == seat), None)

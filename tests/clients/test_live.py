@@ -1,0 +1,325 @@
+"""The Python client against the real server, started as a separate process: nothing but the
+public protocol between them (REST and WebSocket), as for any program someone writes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from ginrummy_client import (
+    Conflict,
+    Forbidden,
+    GinRummyClient,
+    IllegalAction,
+    MatchView,
+    NotFound,
+    ServerError,
+    StaleVersion,
+    Unauthorized,
+    discard,
+    knock,
+)
+from ginrummy_client.arena import load_strategy, run_arena
+from ginrummy_client.strategies import quick
+from ginrummy_client.terminal import TerminalUI
+
+from tests.live_server import live_server
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("server.__main__") is None,
+    reason="the server (python -m server) is not there yet",
+)
+
+CLIENT_ROOT = Path(__file__).resolve().parents[2] / "clients" / "python"
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory):
+    with live_server(tmp_path_factory.mktemp("server")) as url:
+        yield url
+
+
+async def _player(base_url: str, name: str) -> GinRummyClient:
+    client = GinRummyClient(base_url)
+    await client.create_player(name)
+    return client
+
+
+def _check_final(final: MatchView, target: int = 100) -> None:
+    assert final.is_over and final.status == "finished"
+    assert final.outcome is not None and final.outcome.reason == "target"
+    assert final.scores[final.outcome.winner] >= target > final.scores[1 - final.outcome.winner]
+
+
+# --- whole matches ------------------------------------------------------------------------------
+
+
+async def test_the_library_plays_complete_matches_against_every_computer_level(base_url):
+    async def one(level: str, rules: str) -> None:
+        client = await _player(base_url, f"Ada {level}")
+        ticket = await client.create_match(opponent="computer", difficulty=level, rules=rules)
+        assert ticket.summary.difficulty == level and ticket.invite is None
+        seen: list[MatchView] = []
+
+        def choose(view: MatchView):
+            seen.append(view)
+            return quick(view)
+
+        async with client.connect(ticket) as conn:
+            final = await conn.play(choose)
+        _check_final(final)
+        # Every state acted on was this seat's turn, and versions only went up.
+        assert all(v.my_turn and v.seat == ticket.seat for v in seen)
+        assert [v.version for v in seen] == sorted({v.version for v in seen})
+        summary = await client.get_match(ticket.match_id)
+        assert summary.status == "finished" and summary.winner == final.outcome.winner
+        assert len(summary.hands) == final.hand_number
+        for seat in (0, 1):
+            assert sum(h.points for h in summary.hands if h.winner == seat) == final.scores[seat]
+        if rules == "classic":  # box and game bonuses on top of the points
+            totals = final.outcome.totals
+            assert totals[final.outcome.winner].game_bonus in (100, 200)
+
+    # One connection each: the per-connection message rate is what bounds a match's duration.
+    await asyncio.gather(one("easy", "house"), one("normal", "classic"), one("hard", "house"))
+
+
+async def test_two_library_clients_play_each_other_through_an_invite(base_url):
+    ada = await _player(base_url, "Ada")
+    bob = await _player(base_url, "Bob")
+    ticket = await ada.create_match(opponent="human", rules="classic")
+    assert ticket.invite is not None and ticket.invite.code
+    joined = await bob.join_invite(ticket.invite.url or f"{ticket.match_id}:{ticket.invite.code}")
+    assert joined.match_id == ticket.match_id and joined.seat == 1 - ticket.seat
+    eve = await _player(base_url, "Eve")
+    with pytest.raises((Conflict, Forbidden)):  # the seat is taken
+        await eve.join_match(ticket.match_id, ticket.invite.code)
+
+    async with ada.connect(ticket) as a, bob.connect(joined) as b:
+        final_a, final_b = await asyncio.gather(a.play(quick), b.play(quick))
+    _check_final(final_a)
+    assert final_a.outcome == final_b.outcome and final_a.scores == final_b.scores
+    assert (final_a.seat, final_b.seat) == (ticket.seat, joined.seat)
+    record = await ada.get_record(ticket.match_id)
+    assert len(record["hands"]) == final_a.hand_number
+
+
+# --- resuming -----------------------------------------------------------------------------------
+
+
+async def _to_discard_phase(conn) -> MatchView:
+    """Play on until this seat must discard (it has drawn or taken a card)."""
+    while True:
+        view = await conn.turn()
+        assert view is not None
+        if view.hand.phase == "discard":
+            return view
+        with contextlib.suppress(StaleVersion):  # the match moved on meanwhile: look again
+            await conn.act(quick(view), version=view.version)
+
+
+async def test_a_dropped_connection_mid_hand_resumes_and_applies_nothing_twice(base_url):
+    client = await _player(base_url, "Ada")
+    ticket = await client.create_match(difficulty="normal")
+    async with client.connect(ticket, reconnect_delays=(0.05, 0.2)) as conn:
+        view = await _to_discard_phase(conn)
+        action = quick(view)
+        # Send, then lose the socket before the ack can arrive.
+        task = asyncio.create_task(conn.act(action, version=view.version))
+        await asyncio.sleep(0)
+        conn.abort()
+        acked = await asyncio.wait_for(task, 15)
+        assert acked == view.version + 1
+        assert conn.reconnects >= 1
+        while conn.view.version < acked:
+            await conn.next_state(10)
+        after = conn.view
+        if after.hand_number == view.hand_number:
+            mine = [e for e in after.hand.history if e.seat == view.seat and e.card == action.card]
+            assert len(mine) == 1, after.hand.history  # discarded once, not twice
+
+        # A drop while waiting, then the match carries on to its end.
+        conn.abort()
+        final = await conn.play(quick)
+    _check_final(final)
+    assert conn.reconnects >= 2
+
+
+async def test_an_action_sent_again_under_its_id_is_applied_once(base_url):
+    client = await _player(base_url, "Ada")
+    ticket = await client.create_match(difficulty="easy")
+    async with client.connect(ticket) as conn:
+        view = await _to_discard_phase(conn)
+        action = quick(view)
+        first = await conn.act(action, version=view.version, action_id="resend-me")
+        # As if the ack had been lost: the same id, the same (now old) version.
+        again = await conn.act(action, version=view.version, action_id="resend-me")
+        assert again == first
+        await asyncio.sleep(0.2)
+        history = conn.view.hand.history if conn.view.hand_number == view.hand_number else ()
+        assert sum(e.seat == view.seat and e.card == action.card for e in history) <= 1
+        summary = await client.get_match(ticket.match_id)
+        assert summary.version == conn.view.version
+
+
+# --- errors -------------------------------------------------------------------------------------
+
+
+async def test_refusals_arrive_as_typed_errors_with_the_servers_codes(base_url):
+    client = await _player(base_url, "Ada")
+    ticket = await client.create_match(difficulty="easy")
+    async with client.connect(ticket) as conn:
+        for _ in range(5):  # (a state that goes stale under us is looked at again)
+            view = await conn.turn()
+            not_held = next(c for c in ("As", "2d", "3h", "4s", "5c", "6d") if c not in view.hand.hand)
+            try:
+                await conn.act(discard(not_held) if view.hand.phase == "discard" else knock(not_held))
+            except StaleVersion:
+                continue
+            except IllegalAction as err:
+                assert err.code == "illegal_action" and err.message
+                break
+        else:
+            pytest.fail("the illegal action was never refused as illegal")
+        with pytest.raises(StaleVersion):
+            await conn.act(view.legal_actions[0], version=view.version + 1)
+        assert conn.view.version == view.version  # refusals changed nothing
+    with pytest.raises(Conflict) as info:
+        await client.get_record(ticket.match_id)
+    assert info.value.code == "match_not_over" and info.value.status == 409
+
+    with pytest.raises(Unauthorized):
+        await GinRummyClient(base_url, "not-a-token").connect(ticket, reconnect=False).open()
+    with pytest.raises(NotFound):
+        await client.connect("m_does_not_exist", reconnect=False).open()
+    with pytest.raises(ServerError) as info:
+        await client.join_match(ticket.match_id, "wrong")
+    assert info.value.status in (403, 409)
+
+
+async def test_a_watcher_sees_the_public_view_and_cannot_act(base_url):
+    client = await _player(base_url, "Ada")
+    ticket = await client.create_match(difficulty="easy")
+    assert ticket.watch_token
+    async with client.connect(ticket, token=ticket.watch_token) as watch:
+        view = watch.view
+        assert view.seat is None and view.hand.hand == () and view.legal_actions == ()
+        with pytest.raises(Unauthorized):
+            await watch.act({"kind": "pass"})
+
+
+# --- the terminal client, the example bot, the arena ------------------------------------------------
+
+
+async def test_the_terminal_client_plays_a_hand_driven_through_its_input(base_url):
+    client = await _player(base_url, "Ada")
+    ticket = await client.create_match(difficulty="easy", rules="house")
+    out: list[str] = []
+    script = iter(["h", "x 1z", "d"])  # help, a malformed card, a command missing its pile
+
+    async with client.connect(ticket) as conn:
+
+        async def read(prompt: str) -> str:
+            typed = next(script, None)
+            if typed is None:
+                view = conn.view
+                # One whole hand, then leave the match to wait.
+                typed = "q" if view.hand_number >= 2 or view.is_over else str(quick(view))
+            out.append(prompt + typed)
+            return typed
+
+        ui = TerminalUI(conn, read, out.append, resign=lambda: client.resign(ticket.match_id))
+        result = await asyncio.wait_for(ui.run(), 60)
+    text = "\n".join(out)
+    assert result is None  # left with q, the match goes on
+    assert "Commands:" in text and "not a card" in text and "Draw from where?" in text
+    assert "=== Hand 1 · house rules · first to 100 ===" in text
+    assert "Your hand: [" in text or "Your hand: " in text
+    assert "Stock: " in text and "Discard pile: " in text
+    assert "--- Hand 1: " in text
+    assert any(word in text for word in ("Gin: 25 + ", "Knock: ", "Undercut: 25 + ", "Dead hand"))
+    summary = await client.get_match(ticket.match_id)
+    assert summary.status == "active" and summary.hand_number >= 2
+
+
+def test_the_terminal_client_runs_from_the_command_line(base_url):
+    import subprocess
+
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ginrummy_client",
+            "play",
+            "--server",
+            base_url,
+            "--level",
+            "easy",
+            "--name",
+            "Cli",
+        ],
+        input="h\nq\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Commands:" in proc.stdout and "To come back:" in proc.stdout
+
+
+async def test_the_example_bot_finishes_a_match_joined_through_an_invite(base_url):
+    ada = await _player(base_url, "Ada")
+    ticket = await ada.create_match(opponent="human")
+    bot = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(CLIENT_ROOT / "examples" / "example_bot.py"),
+        "--server",
+        base_url,
+        "--invite",
+        ticket.invite.url or f"{ticket.match_id}:{ticket.invite.code}",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        async with ada.connect(ticket) as conn:
+            final = await asyncio.wait_for(conn.play(quick), 120)
+        stdout, stderr = await asyncio.wait_for(bot.communicate(), 30)
+    finally:
+        if bot.returncode is None:
+            bot.kill()
+            await bot.wait()
+    assert bot.returncode == 0, stderr.decode()
+    _check_final(final)
+    lines = stdout.decode().splitlines()
+    assert lines[0].startswith(f"Example bot joined match {ticket.match_id} in seat {1 - ticket.seat}")
+    bot_score, my_score = final.scores[1 - ticket.seat], final.scores[ticket.seat]
+    verdict = "lost" if final.outcome.winner == ticket.seat else "won"
+    assert lines[-1] == f"{verdict} {bot_score} to {my_score} after {final.hand_number} hands"
+
+
+async def test_the_arena_runs_a_strategy_file_against_the_computer(base_url, tmp_path):
+    strategy_file = tmp_path / "mybot.py"
+    strategy_file.write_text(
+        "from ginrummy_client.strategies import quick\n\ndef choose(view):\n    return quick(view)\n"
+    )
+    lines: list[str] = []
+    report = await run_arena(
+        base_url,
+        load_strategy(f"{strategy_file}:choose"),
+        level="easy",
+        matches=1,
+        strategy_name="mybot",
+        write=lines.append,
+    )
+    assert len(report.matches) == 1
+    line = report.matches[0]
+    assert line.hands >= 1 and line.won == (line.scores[0] >= 100)
+    assert line.points_for == line.scores[0] and line.points_against == line.scores[1]
+    text = "\n".join(lines)
+    assert "match   1:" in text and "points per hand" in text and "mybot vs the computer (easy)" in text
