@@ -57,8 +57,11 @@ def asyncpg_dsn(url: str) -> str:
 
 
 def encode_payload(match_id: str, version: int) -> str:
-    """>>> encode_payload("m_abc", 7)
-    'm_abc 7'"""
+    """The notification payload of a change.
+
+    >>> encode_payload("m_abc", 7)
+    'm_abc 7'
+    """
     return f"{match_id} {version}"
 
 
@@ -81,8 +84,11 @@ NOTIFY_SQL = "SELECT pg_notify(:channel, :payload)"
 
 
 def notify_params(match_id: str, version: int, channel: str = CHANNEL) -> dict[str, str]:
-    """>>> notify_params("m_abc", 7)
-    {'channel': 'ginrummy_matches', 'payload': 'm_abc 7'}"""
+    """Bind values for :data:`NOTIFY_SQL`.
+
+    >>> notify_params("m_abc", 7)
+    {'channel': 'ginrummy_matches', 'payload': 'm_abc 7'}
+    """
     return {"channel": channel, "payload": encode_payload(match_id, version)}
 
 
