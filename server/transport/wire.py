@@ -89,9 +89,51 @@ def message_id(text: str | bytes) -> str | None:
     return None
 
 
+_CARD_SCHEMA = {"type": "string", "pattern": "^[A2-9TJQK][cdhs]$"}
+ACTION_SCHEMA: dict[str, Any] = {
+    "title": "Action",
+    "oneOf": [
+        {
+            "type": "object",
+            "properties": {"kind": {"enum": ["take_upcard", "pass"]}},
+            "required": ["kind"],
+            "additionalProperties": False,
+        },
+        {
+            "type": "object",
+            "properties": {"kind": {"enum": ["draw"]}, "source": {"enum": ["stock", "discard"]}},
+            "required": ["kind", "source"],
+            "additionalProperties": False,
+        },
+        {
+            "type": "object",
+            "properties": {"kind": {"enum": ["discard", "knock"]}, "card": _CARD_SCHEMA},
+            "required": ["kind", "card"],
+            "additionalProperties": False,
+        },
+    ],
+}
+
+
 def schemas() -> dict[str, Any]:
-    """JSON Schemas of every message above (for the OpenAPI document and the protocol docs)."""
+    """JSON Schemas of every message above (for the OpenAPI document and the protocol docs);
+    the action inside ``act`` is described exactly (the rules engine parses it)."""
     _, components = msgspec.json.schema_components(
         [CreatePlayer, CreateMatch, JoinMatch, Hello, Act, Ping], ref_template="#/components/schemas/{name}"
     )
+    components["Act"]["properties"]["action"] = {"$ref": "#/components/schemas/Action"}
+    components["Action"] = ACTION_SCHEMA
     return components
+
+
+def client_message_schema() -> dict[str, Any]:
+    """One JSON Schema for every WebSocket client message (printed in docs/protocol.md)."""
+    components = schemas()
+    defs = {name: components[name] for name in ("Hello", "Act", "Ping", "Action")}
+    text = msgspec.json.encode(defs).decode().replace("#/components/schemas/", "#/$defs/")
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "Gin Rummy protocol v1: client message",
+        "oneOf": [{"$ref": f"#/$defs/{name}"} for name in ("Hello", "Act", "Ping")],
+        "$defs": msgspec.json.decode(text),
+    }
