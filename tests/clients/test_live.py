@@ -238,7 +238,7 @@ async def test_the_terminal_client_plays_a_hand_driven_through_its_input(base_ur
     text = "\n".join(out)
     assert result is None  # left with q, the match goes on
     assert "Commands:" in text and "not a card" in text and "Draw from where?" in text
-    assert "=== Hand 1 · house rules · first to 100 ===" in text
+    assert "=== Hand 1 · house rules · first to 100 · " in text
     assert "Your hand: [" in text or "Your hand: " in text
     assert "Stock: " in text and "Discard pile: " in text
     assert "--- Hand 1: " in text

@@ -242,7 +242,7 @@ def test_the_table_shows_hand_melds_deadwood_and_the_opponents_moves():
     match.apply(Pass(), 1)  # the opponent passes the upcard
     view = MatchView.from_wire(wire_view(match, 0, version=2))
     text = render_table(view)
-    assert "Hand 1 · house rules · first to 100" in text
+    assert "=== Hand 1 · house rules · first to 100 · You deal ===" in text
     assert "Computer (Hard): 10 cards" in text and "Stock: 31" in text
     assert f"Discard pile: {view.hand.top_discard}" in text
     assert "Computer (Hard) passed the upcard." in text

@@ -250,27 +250,33 @@ def opponent_moves(view: MatchView) -> str | None:
     return f"{view.name(1 - view.seat)} " + ", ".join(describe_event(view, e) for e in theirs) + "."
 
 
-def render_table(view: MatchView) -> str:
-    """The whole table as the seat sees it, ending with the line saying what to do now."""
+def _cards(n: int) -> str:
+    return f"{n} card" if n == 1 else f"{n} cards"
+
+
+def render_table(view: MatchView, drawn: str | None = None) -> str:
+    """The whole table as the seat sees it, ending with the line saying what to do now.
+    ``drawn`` names the card this seat just drew from the stock (the view shows it only as
+    one more card in the hand)."""
     lines = []
     rules = view.rules
-    lines.append(f"=== Hand {view.hand_number} · {rules.name} rules · first to {rules.target} ===")
-    seats = (0, 1)
+    hand = view.hand
+    head = f"=== Hand {view.hand_number} · {rules.name} rules · first to {rules.target}"
+    if hand is not None:
+        head += f" · {_who(view, hand.dealer)} {'deal' if hand.dealer == view.seat else 'deals'}"
+    lines.append(head + " ===")
     score = "  ·  ".join(
-        f"{view.name(s)}{' (you)' if s == view.seat else ''} {view.scores[s]}" for s in seats
+        f"{view.name(s)}{' (you)' if s == view.seat else ''} {view.scores[s]}" for s in (0, 1)
     )
     lines.append(f"{score}      hands won {view.hands_won[0]}-{view.hands_won[1]}")
-    hand = view.hand
     if hand is not None:
         top = hand.top_discard or "(empty)"
         if view.seat is None:
-            counts = (
-                f"{view.name(0)}: {hand.hand_counts[0]} cards   {view.name(1)}: {hand.hand_counts[1]} cards"
-            )
+            counts = f"{view.name(0)}: {_cards(hand.hand_counts[0])}   {view.name(1)}: {_cards(hand.hand_counts[1])}"
         else:
-            counts = f"{view.name(1 - view.seat)}: {hand.opponent_count} cards"
+            counts = f"{view.name(1 - view.seat)}: {_cards(hand.opponent_count)}"
         lines.append(
-            f"{counts}   Stock: {hand.stock_count}   Discard pile: {top} ({len(hand.discard_pile)} cards)"
+            f"{counts}   Stock: {hand.stock_count}   Discard pile: {top} ({_cards(len(hand.discard_pile))})"
         )
         opp = view.opponent
         if opp is not None and opp.kind == "human" and opp.connected is False:
@@ -279,6 +285,8 @@ def render_table(view: MatchView) -> str:
         if moves:
             lines.append(moves)
         if view.seat is not None and hand.hand:
+            if drawn:
+                lines.append(f"You drew {drawn} from the stock.")
             lines.append(f"Your hand: {render_hand(hand)}")
             if hand.just_taken:
                 lines.append(f"(* {hand.just_taken} was just taken from the discard pile: keep it this turn)")
@@ -380,6 +388,9 @@ class TerminalUI:
         self.prompt = prompt
         self._announced: set[int] = set()
         self._waiting_shown = False
+        self._last_line: str | None = None
+        # (hand number, cards) last seen in this seat's hand: what a stock draw added.
+        self._known: tuple[int, frozenset[str]] = (0, frozenset())
         conn.on_status = self._on_status
 
     def _on_status(self, status: str) -> None:
@@ -415,12 +426,34 @@ class TerminalUI:
                     if self.waiting_note:
                         self.write(self.waiting_note)
                 continue
-            self.write(render_table(view))
             if not view.my_turn:
+                # The other seat is moving: one line while it does. The full table, with what
+                # it did, comes back when it is this seat's turn.
+                other = view.name(1 - view.seat) if view.seat is not None else "the players"
+                line = view.status_line or f"Waiting for {other}..."
+                if line != self._last_line:
+                    self.write(line)
+                    self._last_line = line
                 continue
+            self._last_line = None
+            self.write(render_table(view, self._drawn(view)))
             if await self._turn(view) == "quit":
                 return None
         return self.conn.view
+
+    def _drawn(self, view: MatchView) -> str | None:
+        """The card a stock draw just added to this seat's hand (None otherwise)."""
+        hand = view.hand
+        assert hand is not None
+        before_number, before = self._known
+        self._known = (view.hand_number, frozenset(hand.hand))
+        last = hand.history[-1] if hand.history else None
+        if before_number != view.hand_number or last is None or last.seat != view.seat:
+            return None
+        if last.kind == "draw" and last.source == "stock":
+            new = set(hand.hand) - before
+            return next(iter(new)) if len(new) == 1 else None
+        return None
 
     async def _turn(self, view: MatchView) -> str:
         while True:
