@@ -119,13 +119,12 @@ def take_turn(page: Page, play: Play, *, touch: bool) -> bool:
     return True
 
 
-def play_until_match_over(page: Page, *, touch: bool, seconds: float, shots: str | None = None) -> Play:
-    """Play whole hands until the match is over (or fail after ``seconds``)."""
+def play_until(page: Page, done, *, touch: bool, seconds: float, shots: str | None = None) -> Play:
+    """Take turns until ``done(play)`` is true (or fail after ``seconds``)."""
     play = Play(shots)
-    over = page.get_by_role("heading", name="Match over")
     deadline = time.monotonic() + seconds
-    while not over.is_visible():
-        assert time.monotonic() < deadline, f"the match did not end within {seconds} s: {play}"
+    while not done(play):
+        assert time.monotonic() < deadline, f"still playing after {seconds} s: {play}"
         try:
             acted = take_turn(page, play, touch=touch)
         except PlaywrightError:
@@ -135,3 +134,9 @@ def play_until_match_over(page: Page, *, touch: bool, seconds: float, shots: str
         if not acted:
             page.wait_for_timeout(40)
     return play
+
+
+def play_until_match_over(page: Page, *, touch: bool, seconds: float, shots: str | None = None) -> Play:
+    """Play whole hands until the match is over."""
+    over = page.get_by_role("heading", name="Match over")
+    return play_until(page, lambda _: over.is_visible(), touch=touch, seconds=seconds, shots=shots)

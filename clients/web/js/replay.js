@@ -95,16 +95,18 @@ export function mountReplay(root, { matchId }) {
     const caption = h("p", { class: "status-line replay-caption", "aria-live": "polite" });
     const position = h("p", { class: "muted replay-position" });
     const resultArea = h("div", { class: "replay-result" });
-    const btn = (text, label, fn) => h("button", { class: "btn", type: "button", "aria-label": label, onclick: fn }, text);
+    const arrow = (a) => h("span", { "aria-hidden": "true" }, a);
+    const btn = (before, text, after, fn) =>
+      h("button", { class: "btn", type: "button", onclick: fn }, before ? arrow(before) : null, text, after ? arrow(after) : null);
     const playBtn = h("button", { class: "btn primary", type: "button", onclick: () => togglePlay() }, "Play");
     const controls = h(
       "div",
       { class: "replay-controls", role: "group", "aria-label": "Replay controls" },
-      btn("\u23ee Hand", "Previous hand", () => go(handIndex - 1, 0)),
-      btn("\u25c0 Back", "Previous move", () => go(handIndex, step - 1)),
+      btn("\u00ab", "Previous hand", "", () => go(handIndex - 1, 0)),
+      btn("\u25c0", "Previous move", "", () => go(handIndex, step - 1)),
       playBtn,
-      btn("Next \u25b6", "Next move", () => next()),
-      btn("Hand \u23ed", "Next hand", () => go(handIndex + 1, 0)),
+      btn("", "Next move", "\u25b6", () => next()),
+      btn("", "Next hand", "\u00bb", () => go(handIndex + 1, 0)),
     );
     replaceChildren(body, position, caption, table, controls, resultArea);
 
