@@ -66,6 +66,7 @@ export function mountPlay(root, { matchId, watchToken = null }) {
   const actions = h("div", { class: "actions" });
   const side = h("aside", { class: "side", "aria-label": "This hand and the match" });
   const finished = h("div", { class: "finished-area" });
+  const waiting = h("div", { class: "waiting-area" });
   const dialog = h("dialog", { class: "result-dialog", "aria-labelledby": "result-title" });
   const felt = h(
     "div",
@@ -83,7 +84,7 @@ export function mountPlay(root, { matchId, watchToken = null }) {
     heading,
     connBanner,
     scorebar,
-    h("div", { class: "play-main" }, h("div", { class: "table-col" }, felt, finished), side),
+    h("div", { class: "play-main" }, h("div", { class: "table-col" }, waiting, felt, finished), side),
     dialog,
   );
   heading.id = "play-heading";
@@ -279,6 +280,7 @@ export function mountPlay(root, { matchId, watchToken = null }) {
     renderHand();
     renderActions();
     renderSide();
+    renderWaiting();
     renderFinished();
 
     if (focusKey) {
@@ -610,13 +612,10 @@ export function mountPlay(root, { matchId, watchToken = null }) {
     const history = v.hand?.history || [];
     const info = watching ? {} : store.matchInfo(matchId);
     const links = [];
-    if (!watching && v.status === "waiting" && info.invite) links.push(shareBox("Invite link for your friend", inviteUrl(info.invite)));
     if (!watching && info.watch_token) links.push(shareBox("Watch link (read-only)", watchUrl(info.watch_token)));
     replaceChildren(
       side,
-      v.status === "waiting"
-        ? h("div", { class: "panel waiting" }, h("h2", {}, "Waiting for your friend"), h("p", {}, "Send them the invite link below. The match starts when they open it."))
-        : null,
+      watching ? h("p", { class: "panel watching-note" }, "You are watching this match: both hands stay hidden until each hand ends.") : null,
       h(
         "section",
         { class: "panel moves" },
@@ -642,6 +641,28 @@ export function mountPlay(root, { matchId, watchToken = null }) {
         : null,
       links,
       !watching && v.status !== "finished" ? resignBox() : null,
+    );
+  }
+
+  function renderWaiting() {
+    const v = s.view;
+    const isWaiting = v.status === "waiting";
+    table.classList.toggle("is-waiting", isWaiting);
+    waiting.hidden = !isWaiting;
+    if (!isWaiting) {
+      replaceChildren(waiting);
+      return;
+    }
+    const info = watching ? {} : store.matchInfo(matchId);
+    replaceChildren(
+      waiting,
+      h(
+        "section",
+        { class: "panel waiting", "aria-labelledby": "waiting-title" },
+        h("h2", { id: "waiting-title" }, "Waiting for your friend"),
+        h("p", {}, "Send them the invite link. The match starts as soon as they open it; this page will follow."),
+        info.invite ? shareBox("Invite link for your friend", inviteUrl(info.invite)) : h("p", { class: "muted" }, "The invite link was shown on the device that created this match."),
+      ),
     );
   }
 

@@ -7,7 +7,8 @@ export const KIND_TITLES = { gin: "Gin", knock: "Knock", undercut: "Undercut", d
 
 export function playerName(view, seat) {
   const p = (view.players || []).find((x) => x.seat === seat);
-  return p?.name || `Seat ${seat}`;
+  if (p?.name) return p.name;
+  return view.status === "waiting" ? "Your friend" : `Seat ${seat}`;
 }
 
 /** The name to use in a sentence: "You" for the viewer's own seat. */
