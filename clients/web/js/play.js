@@ -167,6 +167,8 @@ export function mountPlay(root, { matchId, watchToken = null }) {
     if (s.selected && !(view.hand?.hand || []).includes(s.selected)) s.selected = null;
     // A new hand: the player's own drag order belonged to the last one.
     if (prev && prev.hand_number !== view.hand_number && s.mode === "custom") s.mode = store.sortMode();
+    // After a reload, the player's own order of this hand comes back.
+    if (!prev && !watching && store.order(matchId)?.hand === view.hand_number) s.mode = "custom";
     s.fresh = freshCards(prev, view);
     announceChanges(prev, view);
     if (view.status === "finished" && !watching) {
@@ -522,6 +524,7 @@ export function mountPlay(root, { matchId, watchToken = null }) {
             onclick: () => {
               s.mode = mode;
               store.saveSortMode(mode);
+              store.saveOrder(matchId, null);
               render();
             },
           },
