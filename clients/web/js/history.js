@@ -8,12 +8,13 @@ import { store } from "./store.js";
 
 const PAGE = 20;
 
-/** The viewer's seat in a match summary (matched on the player's name; the server does not say). */
-function seatIn(summary) {
+/** The viewer's seat in a match summary: the server's `seat` when it sends one, else the seat
+ * this browser remembered on creating or joining the match, else the seat with the player's name. */
+export function seatIn(summary) {
   const me = store.player;
+  if (summary.seat === 0 || summary.seat === 1) return summary.seat;
   const info = store.matchInfo(summary.match_id);
   if (info.seat === 0 || info.seat === 1) return info.seat;
-  if (typeof summary.seat === "number") return summary.seat;
   const humans = (summary.players || []).filter((p) => p.name === me?.name);
   return humans.length === 1 ? humans[0].seat : 0;
 }

@@ -7,7 +7,7 @@ import { getRecord } from "./api.js";
 import { bySuit, cardName, cardShort, miniCard } from "./cards.js";
 import { announce, h, replaceChildren } from "./dom.js";
 import { resultBlock } from "./results.js";
-import { store } from "./store.js";
+import { seatIn } from "./history.js";
 import { describeEvent, playerName, who } from "./words.js";
 
 /** The cards after the first `step` actions of a recorded hand. */
@@ -47,14 +47,6 @@ export function replayHand(hand, step) {
   return { hands, stock, discard, moved, event };
 }
 
-function viewerSeat(record) {
-  const info = store.matchInfo(record.match_id);
-  if (info.seat === 0 || info.seat === 1) return info.seat;
-  const me = store.player;
-  const mine = (record.players || []).filter((p) => p.name === me?.name);
-  return mine.length === 1 ? mine[0].seat : 0;
-}
-
 export function mountReplay(root, { matchId }) {
   const body = h("div", { class: "replay-body" }, h("p", { class: "muted", role: "status" }, "Loading the record\u2026"));
   const heading = h("h1", { tabindex: "-1" }, "Replay");
@@ -80,7 +72,7 @@ export function mountReplay(root, { matchId }) {
   );
 
   function start(record) {
-    const seat = viewerSeat(record);
+    const seat = seatIn(record);
     const ctx = { players: record.players || [], seat };
     const hands = record.hands || [];
     if (!hands.length) {
