@@ -383,25 +383,37 @@ class MatchService:
         self._schedule_bot(live)
         return live, live.meta.seat_ids.index(player.player_id)
 
-    def subscribe(self, live: LiveMatch, subscriber: Subscriber) -> None:
-        before = live.connected()
-        live.subscribers.add(subscriber)
-        live.last_used = time.monotonic()
-        if live.match_id not in self._live:
-            self._remember(live)
-        subscriber.deliver(self.state_message(live, subscriber.seat))
-        if live.connected() != before:
-            self._fan_out(live, skip=subscriber)
+    # Readers take the match's lock too: a writer applies an action to ``live.state`` before
+    # its commit, and nobody may see that state until the commit has landed.
 
-    def unsubscribe(self, live: LiveMatch, subscriber: Subscriber) -> None:
-        before = live.connected()
-        live.subscribers.discard(subscriber)
-        live.last_used = time.monotonic()
-        if live.connected() != before:
-            self._fan_out(live)
+    async def subscribe(self, live: LiveMatch, subscriber: Subscriber) -> None:
+        """Start sending ``subscriber`` its view of every change, beginning with the current one."""
+        async with live.lock:
+            before = live.connected()
+            live.subscribers.add(subscriber)
+            live.last_used = time.monotonic()
+            if live.match_id not in self._live:
+                self._remember(live)
+            subscriber.deliver(self.state_message(live, subscriber.seat))
+            if live.connected() != before:
+                self._fan_out(live, skip=subscriber)
+
+    async def unsubscribe(self, live: LiveMatch, subscriber: Subscriber) -> None:
+        async with live.lock:
+            before = live.connected()
+            live.subscribers.discard(subscriber)
+            live.last_used = time.monotonic()
+            if live.connected() != before:
+                self._fan_out(live)
         self._evict()
 
+    async def current_state(self, live: LiveMatch, seat: int | None) -> str:
+        """The ``state`` message for ``seat`` as of the last commit."""
+        async with live.lock:
+            return self.state_message(live, seat)
+
     def state_message(self, live: LiveMatch, seat: int | None) -> str:
+        """Build a ``state`` message; only call it holding the match's lock."""
         view = views.view_payload(live.meta, live.state, seat, live.connected())
         return encode({"type": "state", "version": live.meta.version, "view": view})
 

@@ -170,10 +170,10 @@ class Connection:
         except ServiceError as e:
             self.error(e)
             return self._tolerable()
-        self.unbind()
+        await self.unbind()
         self.live, self.seat = live, seat
         self.errors_in_a_row = 0
-        self.service.subscribe(live, self)
+        await self.service.subscribe(live, self)
         log.info("hello", extra={"match_id": live.match_id, "seat": seat})
         return True
 
@@ -194,7 +194,7 @@ class Connection:
         except StaleVersion as e:
             self.error(e, msg_id)
             # Help the client resync at once: its view is out of date.
-            self.deliver(self.service.state_message(live, self.seat))
+            self.deliver(await self.service.current_state(live, self.seat))
             return
         except ServiceError as e:
             self.error(e, msg_id)
@@ -203,10 +203,10 @@ class Connection:
             ack(version)
         self.errors_in_a_row = 0
 
-    def unbind(self) -> None:
-        if self.live is not None:
-            self.service.unsubscribe(self.live, self)
-            self.live = None
+    async def unbind(self) -> None:
+        live, self.live = self.live, None
+        if live is not None:
+            await self.service.unsubscribe(live, self)
 
 
 async def websocket(request: web.Request) -> web.WebSocketResponse:
@@ -246,14 +246,18 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
                     await conn.close(CLOSE_ABUSE, "too many errors")
                 break
     finally:
-        conn.unbind()
         conn.closing = True
-        await conn.flush_and_stop()
         sockets.discard(ws)
         metrics.ws_connections.dec()
-        with contextlib.suppress(Exception):
-            if not ws.closed:
-                await ws.close()
+        try:
+            with contextlib.suppress(Exception):
+                await conn.unbind()
+            await conn.flush_and_stop()
+        finally:
+            conn.writer.cancel()
+            with contextlib.suppress(Exception):
+                if not ws.closed:
+                    await ws.close()
     return ws
 
 
