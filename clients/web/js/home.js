@@ -2,6 +2,7 @@
 // classic rules), a match against a friend (an invite link), and matches still in progress.
 
 import { ApiError, createMatch, listMatches, register } from "./api.js";
+import { miniCard } from "./cards.js";
 import { formatDate, h, replaceChildren } from "./dom.js";
 import { store } from "./store.js";
 
@@ -136,7 +137,12 @@ export function mountHome(root, { message = "" } = {}) {
     h(
       "section",
       { class: "home" },
-      h("h1", { tabindex: "-1" }, "Gin Rummy"),
+      h(
+        "div",
+        { class: "home-title" },
+        h("h1", { tabindex: "-1" }, "Gin Rummy"),
+        h("span", { class: "fan", "aria-hidden": "true" }, ["As", "Kh", "Qc", "Jd"].map((c) => miniCard(c, "large"))),
+      ),
       h("p", { class: "lede" }, "Build melds, shed your deadwood, knock or go gin. First to 100 wins."),
       who,
       store.currentMatch
