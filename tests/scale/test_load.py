@@ -1,0 +1,109 @@
+"""The load generator, run small: it plays real matches against a real server process, and its
+checks (lost actions, hidden cards) can see a fault when there is one."""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import pytest
+
+from server.bench import load
+from server.rules import new_match
+
+pytestmark = pytest.mark.slow
+
+
+def small(**changes) -> load.Options:
+    opts = load.Options(
+        matches=8,
+        duration=3.0,
+        saturate=2.0,
+        think=0.05,
+        echo_duration=1.0,
+        check_hidden=True,
+        memory_matches=10,
+    )
+    for k, v in changes.items():
+        setattr(opts, k, v)
+    return opts
+
+
+def assert_clean(report: dict) -> None:
+    game = report["game"]
+    assert game["setup_failures"] == 0, game.get("setup_failure_example")
+    assert game["paced"]["error_count"] == 0, game["paced"]["errors"]
+    assert game["saturated"]["error_count"] == 0, game["saturated"]["errors"]
+    assert game["stuck_players"] == 0 and not game["failures"], game["failures"]
+    assert game["acked_total"] > 50
+    assert game["lost"] == 0, game["lost_examples"]
+    assert game["hidden"]["states_checked"] >= game["acked_total"]
+    assert game["hidden"]["leaks"] == 0, game["hidden"]["examples"]
+    assert report["server_tracebacks"] == 0
+    assert game["live_matches"] == 8 and game["connections"] == 8
+    assert game["paced"]["ack_latency"]["p99_ms"] is not None
+    assert game["paced"]["reply_latency"]["count"] > 0
+    assert report["echo"]["round_trips_per_second"] > 0
+    assert 0 < report["tracemalloc"]["bytes_per_match"] < 10 * 2**20
+
+
+async def test_a_small_load_run_on_sqlite_loses_no_acknowledged_action_and_leaks_no_hidden_card():
+    report = await load.run(small())
+    assert_clean(report)
+    text = load.format_report(report)
+    for figure in (
+        "actions/s",
+        "action -> ack",
+        "computer reply",
+        "echo floor",
+        "lost actions: 0",
+        "KB per live match",
+        "throughput / echo floor",
+    ):
+        assert figure in text
+
+
+@pytest.mark.postgres
+async def test_a_small_load_run_on_postgres_with_two_servers_is_clean(postgres_admin):
+    report = await load.run(small(database="postgres", servers=2, postgres_admin=postgres_admin))
+    assert_clean(report)
+    assert len(report["servers"]) == 2
+
+
+def _played(seed: str, actions: int):
+    state = new_match("house", seed)
+    rng = random.Random(seed)
+    for _ in range(actions):
+        seat = state.to_act
+        state.apply(rng.choice(state.legal_actions(seat)), seat)
+    return state
+
+
+def _state_message(state, seat: int) -> dict:
+    view = state.view(seat).to_wire()
+    return {"type": "state", "version": 1, "view": {"status": "active", "seat": seat, **view}}
+
+
+def test_the_hidden_card_check_finds_a_stock_card_or_the_other_hand_shown_to_a_seat():
+    state = _played("leak-check", 5)
+    # The shape of GET /api/matches/{id}/record.
+    record = {"rules": "house", "hands": [log.to_wire() for log in state.log]}
+    honest = _state_message(state, 0)
+    assert load.hidden_card_leaks(record, [honest], 0) == []
+
+    top_of_stock = state.hand.stock_order()[0].code
+    leaky = copy.deepcopy(honest)
+    leaky["view"]["hand"]["discard_pile"].append(top_of_stock)
+    assert any(top_of_stock in p for p in load.hidden_card_leaks(record, [leaky], 0))
+
+    other = [c.code for c in state.hand.hand(1)]
+    peeking = copy.deepcopy(honest)
+    peeking["view"]["status_line"] = f"The computer holds {other[0]}"
+    assert load.hidden_card_leaks(record, [peeking], 0)
+
+
+def test_percentiles_are_nearest_rank():
+    values = [float(v) for v in range(1, 1001)]
+    assert load.percentile(values, 50) == 500.0
+    assert load.percentile(values, 99) == 990.0
+    assert load.percentile([], 99) is None
