@@ -40,9 +40,16 @@ from .actions import (
     Source,
     TakeUpcard,
 )
-from .cards import DECK, Card, as_card, to_mask
+from .cards import DECK, VALUES, Card, as_card, indices, to_mask
 from .errors import IllegalActionError, InvalidActionError, NotYourTurnError
-from .melds import Arrangement, best_arrangement_mask, discard_deadwoods
+from .melds import (
+    FULL_SUIT,
+    Arrangement,
+    best_arrangement_mask,
+    discard_deadwoods,
+    min_deadwood,
+    unmeldable_value,
+)
 from .presets import Rules
 from .settle import HandResult, dead_hand, settle_knock
 
@@ -143,11 +150,35 @@ class SeatView:
         }
 
 
+# --- precomputed, immutable pieces of the hot path ----------------------------------------------
+
+# Events are immutable values, so each possible one is built once and shared by every hand.
+_EV_PASS = tuple(Event(s, "pass") for s in (0, 1))
+_EV_DRAW_STOCK = tuple(Event(s, "draw", None, Source.STOCK) for s in (0, 1))
+_EV_DRAW_DISCARD = tuple(tuple(Event(s, "draw", c, Source.DISCARD) for c in DECK) for s in (0, 1))
+_EV_TAKE = tuple(tuple(Event(s, "take_upcard", c) for c in DECK) for s in (0, 1))
+_EV_DISCARD = tuple(tuple(Event(s, "discard", c) for c in DECK) for s in (0, 1))
+_EV_KNOCK = tuple(tuple(Event(s, "knock", c) for c in DECK) for s in (0, 1))
+
+# Per suit: the 13-bit field of the cards held -> the tuple of their discard actions, filled on
+# first use (a hand only ever meets a few hundred distinct fields).
+_DISCARD_TABLES: tuple[dict[int, tuple[Action, ...]], ...] = ({}, {}, {}, {})
+
+
+def _fill(table: dict[int, tuple[Action, ...]], base: int, bits: int) -> tuple[Action, ...]:
+    out = table[bits] = tuple(DISCARDS[base + r] for r in range(13) if bits >> r & 1)
+    return out
+
+
+_indices = indices
+
+
 class HandState:
     """A hand in play. ``apply`` mutates the state (and returns it, for chaining);
     ``copy`` gives an independent state for simulations."""
 
     __slots__ = (
+        "_knockable",
         "_options",
         "dealer",
         "discard_pile",
@@ -186,6 +217,7 @@ class HandState:
         self.history: list[Event] = []
         self.result: HandResult | None = None
         self._options: dict[int, int] | None = None
+        self._knockable = -1
 
     # --- inspection ---------------------------------------------------------------------------
 
@@ -217,14 +249,57 @@ class HandState:
             self._options = discard_deadwoods(self.hands[self.to_act])
         return self._options
 
+    def _knock_mask(self) -> int:
+        """The cards (as a mask) whose discard leaves deadwood within the knock limit.
+
+        Cheaper than every discard's deadwood: removing a card lowers the least deadwood by at
+        most its value, so only cards worth at least ``deadwood(11 cards) - limit`` can be knock
+        discards, and most hands in play have none. This runs once per turn, so it bounds the
+        speed of self-play and of the simulating bots.
+        """
+        if self._knockable >= 0:
+            return self._knockable
+        hand = self.hands[self.to_act]
+        limit = self.rules.knock_limit
+        out = 0
+        if self._options is not None:
+            for i, dw in self._options.items():
+                if dw <= limit:
+                    out |= 1 << i
+        # Cards in no meld bound the deadwood from below for free; random and early hands
+        # almost always stop here.
+        elif unmeldable_value(hand) - limit <= 10:
+            need = min_deadwood(hand) - limit  # a knock discard must be worth at least this
+            if need <= 10:
+                m = hand
+                while m:
+                    low = m & -m
+                    m ^= low
+                    if VALUES[low.bit_length() - 1] >= need and min_deadwood(hand ^ low) <= limit:
+                        out |= low
+        self._knockable = out
+        return out
+
     def legal_actions(self) -> list[Action]:
+        """The legal actions, in a fixed order: take_upcard, pass; draw stock, draw discard;
+        discards then knocks, each by card index (suit, then rank)."""
         phase = self.phase
         if phase is Phase.DISCARD:
-            options = self._discard_options()
-            limit = self.rules.knock_limit
-            taken = self.taken
-            legal: list[Action] = [DISCARDS[i] for i in sorted(options) if i != taken]
-            legal.extend(KNOCKS[i] for i in sorted(options) if i != taken and options[i] <= limit)
+            m = self.hands[self.to_act]
+            if self.taken >= 0:
+                m &= ~(1 << self.taken)
+            k = self._knock_mask() & m
+            # Per-suit tables of ready-made action tuples: no per-card work on the hot path.
+            t0, t1, t2, t3 = _DISCARD_TABLES
+            b0, b1, b2, b3 = m & FULL_SUIT, m >> 13 & FULL_SUIT, m >> 26 & FULL_SUIT, m >> 39
+            legal = [
+                *(t0.get(b0) or _fill(t0, 0, b0)),
+                *(t1.get(b1) or _fill(t1, 13, b1)),
+                *(t2.get(b2) or _fill(t2, 26, b2)),
+                *(t3.get(b3) or _fill(t3, 39, b3)),
+            ]
+            if k:
+                legal += [KNOCKS[i] for i in _indices(k)]
             return legal
         if phase is Phase.DRAW:
             return [DRAW_STOCK] if self.stock_only else [DRAW_STOCK, DRAW_DISCARD]
@@ -264,13 +339,12 @@ class HandState:
                 raise IllegalActionError(
                     f"{action.card} was just taken from the discard pile and cannot be discarded this turn"
                 )
-            if isinstance(action, Knock):
+            if isinstance(action, Knock) and not self._knock_mask() >> i & 1:
                 left = self._discard_options()[i]
-                if left > self.rules.knock_limit:
-                    raise IllegalActionError(
-                        f"cannot knock discarding {action.card}: {left} deadwood left, "
-                        f"the limit is {self.rules.knock_limit}"
-                    )
+                raise IllegalActionError(
+                    f"cannot knock discarding {action.card}: {left} deadwood left, "
+                    f"the limit is {self.rules.knock_limit}"
+                )
 
     # --- transitions --------------------------------------------------------------------------
 
@@ -278,55 +352,34 @@ class HandState:
         """Apply ``action`` for the seat to act (or check it is ``seat``'s turn first).
 
         Raises :class:`IllegalActionError` / :class:`NotYourTurnError` leaving the state as it
-        was.
+        was (and :class:`InvalidActionError` for something that is not an action).
         """
-        if seat is not None and seat != self.to_act and self.phase is not Phase.OVER:
-            raise NotYourTurnError(f"it is seat {self.to_act}'s turn, not seat {seat}'s")
-        self._check(action)
         s = self.to_act
         phase = self.phase
-        if phase is Phase.UPCARD:
-            if isinstance(action, TakeUpcard):
-                card = self.discard_pile.pop()
-                self.hands[s] |= 1 << card
-                self.taken = card
-                self.phase = Phase.DISCARD
-                self.history.append(Event(s, "take_upcard", DECK[card]))
-            else:
-                self.passes += 1
-                self.history.append(Event(s, "pass"))
-                if self.passes == 1:
-                    self.to_act = self.dealer
-                else:
-                    self.to_act = self.starter
-                    self.phase = Phase.DRAW
-                    self.stock_only = True
-        elif phase is Phase.DRAW:
-            assert isinstance(action, Draw)
-            if action.source is Source.STOCK:
-                card = self.stock.pop()
-                self.history.append(Event(s, "draw", None, Source.STOCK))
-            else:
-                card = self.discard_pile.pop()
-                self.taken = card
-                self.history.append(Event(s, "draw", DECK[card], Source.DISCARD))
-            self.hands[s] |= 1 << card
-            self.stock_only = False
-            self.phase = Phase.DISCARD
-        else:
-            assert isinstance(action, Discard | Knock)
-            card = action.card.index
-            self.hands[s] &= ~(1 << card)
+        if seat is not None and seat != s and phase is not Phase.OVER:
+            raise NotYourTurnError(f"it is seat {s}'s turn, not seat {seat}'s")
+        kind = type(action)
+        # Each branch checks exactly what _check would, before changing anything; anything
+        # unusual (a wrong phase, a subclass, junk) goes through _check for the error.
+        if phase is Phase.DISCARD and (kind is Discard or kind is Knock):
+            card = action.card.index  # type: ignore[attr-defined]
+            bit = 1 << card
+            if not self.hands[s] & bit or card == self.taken:
+                self._check(action)
+            if kind is Knock and not self._knock_mask() & bit:
+                self._check(action)
+            self.hands[s] ^= bit
             self.discard_pile.append(card)
             self.taken = -1
             self._options = None
-            if isinstance(action, Knock):
-                self.history.append(Event(s, "knock", action.card))
+            self._knockable = -1
+            if kind is Knock:
+                self.history.append(_EV_KNOCK[s][card])
                 self.phase = Phase.OVER
                 self.to_act = None  # type: ignore[assignment]
                 self.result = settle_knock(self.rules, s, (self.hands[0], self.hands[1]))
             else:
-                self.history.append(Event(s, "discard", action.card))
+                self.history.append(_EV_DISCARD[s][card])
                 if len(self.stock) <= 2:
                     self.phase = Phase.OVER
                     self.to_act = None  # type: ignore[assignment]
@@ -334,6 +387,47 @@ class HandState:
                 else:
                     self.to_act = 1 - s
                     self.phase = Phase.DRAW
+        elif phase is Phase.DRAW and kind is Draw:
+            if action.source is Source.STOCK:  # type: ignore[attr-defined]
+                card = self.stock.pop()
+                self.history.append(_EV_DRAW_STOCK[s])
+            else:
+                if self.stock_only:
+                    self._check(action)
+                card = self.discard_pile.pop()
+                self.taken = card
+                self.history.append(_EV_DRAW_DISCARD[s][card])
+            self.hands[s] |= 1 << card
+            self.stock_only = False
+            self.phase = Phase.DISCARD
+        elif phase is Phase.UPCARD and kind is TakeUpcard:
+            card = self.discard_pile.pop()
+            self.hands[s] |= 1 << card
+            self.taken = card
+            self.phase = Phase.DISCARD
+            self.history.append(_EV_TAKE[s][card])
+        elif phase is Phase.UPCARD and kind is Pass:
+            self.passes += 1
+            self.history.append(_EV_PASS[s])
+            if self.passes == 1:
+                self.to_act = self.dealer
+            else:
+                self.to_act = self.starter
+                self.phase = Phase.DRAW
+                self.stock_only = True
+        else:
+            self._check(action)
+            # Legal, but a subclass of an action type: play the plain action it stands for.
+            plain: Action
+            if isinstance(action, Knock):
+                plain = KNOCKS[action.card.index]
+            elif isinstance(action, Discard):
+                plain = DISCARDS[action.card.index]
+            elif isinstance(action, Draw):
+                plain = DRAW_STOCK if action.source is Source.STOCK else DRAW_DISCARD
+            else:
+                plain = TAKE_UPCARD if isinstance(action, TakeUpcard) else PASS
+            return self.apply(plain, seat)
         return self
 
     # --- views --------------------------------------------------------------------------------
@@ -378,6 +472,7 @@ class HandState:
         new.history = list(self.history)
         new.result = self.result
         new._options = self._options
+        new._knockable = self._knockable
         return new
 
     def __repr__(self) -> str:
@@ -417,6 +512,7 @@ class HandState:
         st.history = list(view.history)
         st.result = view.result
         st._options = None
+        st._knockable = -1
         return st
 
 

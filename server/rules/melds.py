@@ -180,6 +180,31 @@ def melds_in(mask: int) -> list[tuple[int, int]]:
     return out
 
 
+def unmeldable_value(mask: int) -> int:
+    """Total value of the cards in ``mask`` that lie in no meld at all: a lower bound of the
+    least deadwood (such cards are unmatched in every arrangement), found with a few bitwise
+    operations instead of a search.
+
+    >>> unmeldable_value(to_mask("As 2s 3s 7h 7d 7c Kd Qc 5h 9s".split()))
+    34
+    """
+    s0 = mask & FULL_SUIT
+    s1 = mask >> 13 & FULL_SUIT
+    s2 = mask >> 26 & FULL_SUIT
+    s3 = mask >> 39 & FULL_SUIT
+    sets = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))  # ranks held in three suits or more
+    r0 = s0 & (s0 >> 1) & (s0 >> 2)  # lowest ranks of the three-card runs
+    r1 = s1 & (s1 >> 1) & (s1 >> 2)
+    r2 = s2 & (s2 >> 1) & (s2 >> 2)
+    r3 = s3 & (s3 >> 1) & (s3 >> 2)
+    return (
+        _SUIT_VALUE[s0 & ~(sets | r0 | r0 << 1 | r0 << 2)]
+        + _SUIT_VALUE[s1 & ~(sets | r1 | r1 << 1 | r1 << 2)]
+        + _SUIT_VALUE[s2 & ~(sets | r2 | r2 << 1 | r2 << 2)]
+        + _SUIT_VALUE[s3 & ~(sets | r3 | r3 << 1 | r3 << 2)]
+    )
+
+
 def is_meld(mask: int) -> bool:
     n = mask.bit_count()
     return n >= 3 and any(m == mask for m, _ in melds_in(mask))
