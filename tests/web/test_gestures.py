@@ -112,6 +112,8 @@ def test_the_whole_turn_can_be_played_from_the_keyboard(server, new_page):
     assert stock.evaluate("el => getComputedStyle(el).outlineStyle") != "none"
     page.keyboard.press("Enter")
     expect(status).to_contain_text("Your turn: discard")
+    # The focus follows the card just drawn into the hand.
+    expect(page.locator(":focus")).to_have_attribute("aria-label", re.compile(r", just drawn$"))
 
     first = hand_cards(page).first
     first.focus()

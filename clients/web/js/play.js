@@ -94,7 +94,6 @@ export function mountPlay(root, { matchId, watchToken = null }) {
   const legal = () => (s.view?.hand?.legal_actions || []);
   const can = (kind, extra = {}) =>
     legal().some((a) => a.kind === kind && Object.entries(extra).every(([k, v]) => a[k] === v));
-  const mySeat = () => (s.view ? s.view.seat : null);
   const myTurn = () => s.view && s.view.seat !== null && s.view.hand?.to_act === s.view.seat && s.view.status === "active";
   const discardPhase = () => myTurn() && s.view.hand.phase === "discard";
   const deadwoodAfter = (code) => s.view?.hand?.discard_deadwood?.[code];
@@ -258,9 +257,6 @@ export function mountPlay(root, { matchId, watchToken = null }) {
     onState,
     onError,
     onStatus,
-    onAck: (msg) => {
-      if (msg.id === s.pending) s.pendingVersion = Math.min(s.pendingVersion ?? msg.version, msg.version - 1);
-    },
   });
   socket.connect();
 
@@ -286,9 +282,15 @@ export function mountPlay(root, { matchId, watchToken = null }) {
     renderFinished();
 
     if (focusKey) {
+      // Keep keyboard focus where it was across redraws; when that control is gone or no longer
+      // usable (the stock after drawing, a discarded card), move it into the hand.
       const again = table.querySelector(`[data-focus-key="${CSS.escape(focusKey)}"]`);
       if (again && !again.disabled) again.focus({ preventScroll: true });
-      else if (focusInHand) handArea.querySelector("button.card")?.focus({ preventScroll: true });
+      else if (focusInHand || discardPhase()) {
+        const fresh = [...s.fresh][0];
+        const target = (fresh && handArea.querySelector(`[data-card="${fresh}"]`)) || handArea.querySelector("button.card");
+        target?.focus({ preventScroll: true });
+      }
     }
   }
 
@@ -397,7 +399,8 @@ export function mountPlay(root, { matchId, watchToken = null }) {
     const canTake = can("take_upcard");
     const canDropHere = discardPhase() && s.selected && can("discard", { card: s.selected });
     const discardLive = !watching && (canDrawDiscard || canTake || canDropHere);
-    const lastEvent = (hand.history || [])[hand.history.length - 1];
+    const history = hand.history || [];
+    const lastEvent = history[history.length - 1];
     const topJustDiscarded = lastEvent && (lastEvent.kind === "discard" || lastEvent.kind === "knock") && lastEvent.card === top;
 
     const stock = h(
