@@ -523,7 +523,12 @@ class MatchService:
         for h in hands:
             log.info(
                 "hand over",
-                extra={"match_id": live.match_id, "hand": h.number, "result": h.kind, "winner": h.winner},
+                extra={
+                    "match_id": live.match_id,
+                    "hand_number": h.number,
+                    "result": h.kind,
+                    "winner": h.winner,
+                },
             )
 
     def _meta_from_state(self, live: LiveMatch, now: datetime | None = None) -> MatchMeta:

@@ -13,7 +13,7 @@ from typing import Any
 from aiohttp import WSMsgType
 from aiohttp.test_utils import TestClient
 
-from server.rules import RULES, Action, new_hand
+from server.rules import RULES, Action, deadwood, new_hand
 
 CARD = re.compile(r"\b[A2-9TJQK][cdhs]\b")
 
@@ -96,18 +96,28 @@ class Socket:
 
 def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     """A plain but purposeful choice among ``legal_actions`` only: knock when allowed, discard
-    to the least deadwood, otherwise draw or pass at random."""
-    legal = view["hand"]["legal_actions"]
+    to the least deadwood, take the face-up card when it lowers the deadwood (now and then at
+    random), otherwise draw from the stock or pass."""
+    hand = view["hand"]
+    legal = hand["legal_actions"]
     assert legal, "asked to choose with no legal action"
     knocks = [a for a in legal if a["kind"] == "knock"]
-    dd = view["hand"]["discard_deadwood"]
+    dd = hand["discard_deadwood"]
     if knocks:
         return min(knocks, key=lambda a: dd[a["card"]])
     discards = [a for a in legal if a["kind"] == "discard"]
     if discards:
         best = min(dd[a["card"]] for a in discards)
         return rng.choice([a for a in discards if dd[a["card"]] == best])
-    return rng.choice(legal)
+    take = [a for a in legal if a["kind"] == "take_upcard" or a.get("source") == "discard"]
+    if take and hand["discard_pile"]:
+        top = hand["discard_pile"][-1]
+        with_top = [*hand["hand"], top]
+        after = min(deadwood([c for c in with_top if c != d]) for d in hand["hand"])
+        if after < hand["deadwood"] or rng.random() < 0.1:
+            return take[0]
+    plain = [a for a in legal if a not in take]
+    return plain[0] if plain else rng.choice(legal)
 
 
 async def play_seat(sock: Socket, rng: random.Random, max_messages: int = 20_000) -> dict[str, Any]:
@@ -165,6 +175,7 @@ def check_no_leaks(record: dict[str, Any], messages: list[dict[str, Any]], seat:
     how many messages were checked."""
     rules = RULES[record["rules"]]
     checked = 0
+    replayed: dict[int, tuple[Any, int]] = {}  # hand number -> (truth so far, actions applied)
     for msg in messages:
         if msg["type"] != "state":
             continue
@@ -173,11 +184,18 @@ def check_no_leaks(record: dict[str, Any], messages: list[dict[str, Any]], seat:
         if view["status"] == "waiting" and seat is None:
             continue
         hand_view = view["hand"]
-        deal = record["hands"][view["hand_number"] - 1]
-        truth = new_hand(rules, deal["starter"], tuple(deal["hands"]), deal["upcard"], deal["stock"])
+        number = view["hand_number"]
+        deal = record["hands"][number - 1]
         history = hand_view["history"]
-        for entry in deal["actions"][: len(history)]:
+        truth, applied = replayed.get(number, (None, 0))
+        if truth is None or applied > len(history):
+            truth, applied = (
+                new_hand(rules, deal["starter"], tuple(deal["hands"]), deal["upcard"], deal["stock"]),
+                0,
+            )
+        for entry in deal["actions"][applied : len(history)]:
             truth.apply(Action.from_wire(entry["action"]), entry["seat"])
+        replayed[number] = (truth, len(history))
         public = {e["card"] for e in history if "card" in e}
         hidden = {c.code for c in truth.stock_order()}
         if truth.result is None:
