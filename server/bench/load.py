@@ -204,6 +204,12 @@ class Player:
         self.finished: set[str] = set()
         self.done = False
         self.failure: str | None = None
+        self.urls = [base]
+        """Servers to reconnect to, tried in turn, when the socket drops."""
+        self.reconnect_for = 0.0
+        """Seconds to keep trying to reconnect (0: a dropped socket is a failure)."""
+        self.reconnects = 0
+        self.acks_by_phase: Counter[str] = Counter()
 
     @property
     def headers(self) -> dict[str, str]:
@@ -219,9 +225,37 @@ class Player:
     async def setup(self) -> None:
         data = await self._post("/api/players", {"name": f"Load {self.index}"})
         self.token = data["token"]
-        ws_url = self.base.replace("http", "ws", 1) + "/ws"
-        self.ws = await self.session.ws_connect(ws_url, heartbeat=None, autoping=True, max_msg_size=0)
+        self.ws = await self._connect(self.base)
         await self.new_match()
+
+    async def _connect(self, base: str) -> aiohttp.ClientWebSocketResponse:
+        ws_url = base.replace("http", "ws", 1) + "/ws"
+        return await self.session.ws_connect(ws_url, heartbeat=None, autoping=True, max_msg_size=0)
+
+    async def _reconnect(self) -> None:
+        """Back on the same match through any of ``urls``: hello again, and act on the state
+        that answers it (an action sent but never acknowledged may or may not have landed)."""
+        deadline = time.monotonic() + self.reconnect_for
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await self.ws.close()
+        self.pending = None
+        self.acted_on = -1
+        for attempt in itertools.count():
+            base = self.urls[attempt % len(self.urls)]
+            try:
+                self.ws = await self._connect(base)
+                await self.ws.send_bytes(
+                    _encode({"type": "hello", "match": self.match_id, "token": self.token})
+                )
+            except (aiohttp.ClientError, OSError):
+                if time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(0.1)
+                continue
+            self.base = base
+            self.reconnects += 1
+            return
 
     async def new_match(self) -> None:
         match = await self._post("/api/matches", {"opponent": "computer", "difficulty": self.difficulty})
@@ -245,13 +279,16 @@ class Player:
             self.done = True
 
     async def _play(self) -> None:
-        ws = self.ws
-        assert ws is not None
         control = self.control
         while True:
+            ws = self.ws
+            assert ws is not None
             msg = await ws.receive()
             now = time.perf_counter()
             if msg.type not in (aiohttp.WSMsgType.TEXT, aiohttp.WSMsgType.BINARY):
+                if self.reconnect_for > 0 and not control.stopping:
+                    await self._reconnect()
+                    continue
                 raise ConnectionError(f"socket closed ({msg.type.name}, {ws.close_code})")
             data = _decode(msg.data)
             kind = data.get("type")
@@ -265,6 +302,7 @@ class Player:
                 pending.acked = True
                 pending.stats.acked += 1
                 pending.stats.ack_latency.append(now - pending.sent_at)
+                self.acks_by_phase[pending.stats.name] += 1
                 self.acked[self.match_id].append((data["version"], pending.action))
                 continue
             if kind == "error":
@@ -282,7 +320,7 @@ class Player:
                 self.pending = None
                 if control.stopping:
                     return
-                await self.new_match()
+                await self._survive(self.new_match)
                 continue
             legal = view["hand"]["legal_actions"]
             if not legal:
@@ -310,7 +348,27 @@ class Player:
             stats = control.stats
             self.pending = Pending(msg_id, action, time.perf_counter(), stats)
             stats.sent += 1
-            await ws.send_bytes(_encode({"type": "act", "id": msg_id, "version": version, "action": action}))
+            try:
+                await ws.send_bytes(
+                    _encode({"type": "act", "id": msg_id, "version": version, "action": action})
+                )
+            except (ConnectionError, aiohttp.ClientError):
+                if self.reconnect_for <= 0:
+                    raise
+                await self._reconnect()
+
+    async def _survive(self, step: Any) -> None:
+        """Run ``step()``; while reconnecting is allowed, a server that is down (or restarting)
+        means: reconnect and try again."""
+        deadline = time.monotonic() + self.reconnect_for
+        while True:
+            try:
+                return await step()
+            except (ConnectionError, aiohttp.ClientError, RuntimeError):
+                if self.reconnect_for <= 0 or time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(0.2)
+                await self._reconnect()
 
     async def settle(self) -> tuple[int, int, list[str]]:
         """After the run: resign the match still going, then check every acknowledged action
@@ -447,8 +505,11 @@ async def wait_healthy(url: str, process: subprocess.Popen[bytes] | None, timeou
             await asyncio.sleep(0.1)
 
 
-def start_server(database_url: str, log_dir: Path, env: dict[str, str] | None = None) -> Server:
-    port = free_port()
+def start_server(
+    database_url: str, log_dir: Path, env: dict[str, str] | None = None, port: int | None = None
+) -> Server:
+    """``python -m server`` on loopback (a free port unless given), its output in ``log_dir``."""
+    port = port or free_port()
     log_path = log_dir / f"server-{port}.log"
     full_env = {
         **os.environ,
@@ -456,7 +517,7 @@ def start_server(database_url: str, log_dir: Path, env: dict[str, str] | None = 
         "DATABASE_URL": database_url,
         **(env or {}),
     }
-    with open(log_path, "wb") as log:
+    with open(log_path, "ab") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port)],
             cwd=ROOT,
