@@ -160,16 +160,23 @@ _EV_TAKE = tuple(tuple(Event(s, "take_upcard", c) for c in DECK) for s in (0, 1)
 _EV_DISCARD = tuple(tuple(Event(s, "discard", c) for c in DECK) for s in (0, 1))
 _EV_KNOCK = tuple(tuple(Event(s, "knock", c) for c in DECK) for s in (0, 1))
 
-# Per suit: the 13-bit field of the cards held -> the tuple of their discard actions, filled on
-# first use (a hand only ever meets a few hundred distinct fields).
-_DISCARD_TABLES: tuple[dict[int, tuple[Action, ...]], ...] = ({}, {}, {}, {})
+
+class _SuitActions(dict):
+    """For one suit: the 13-bit field of the cards held -> the tuple of their discard actions,
+    each built on first use (plain dict lookups afterwards, empty tuples included)."""
+
+    def __init__(self, base: int) -> None:
+        super().__init__()
+        self.base = base
+
+    def __missing__(self, bits: int) -> tuple[Action, ...]:
+        out = self[bits] = tuple(DISCARDS[self.base + r] for r in range(13) if bits >> r & 1)
+        return out
 
 
-def _fill(table: dict[int, tuple[Action, ...]], base: int, bits: int) -> tuple[Action, ...]:
-    out = table[bits] = tuple(DISCARDS[base + r] for r in range(13) if bits >> r & 1)
-    return out
-
-
+_T0, _T1, _T2, _T3 = (_SuitActions(base) for base in (0, 13, 26, 39))
+_UPCARD, _DRAW, _DISCARD, _OVER = Phase.UPCARD, Phase.DRAW, Phase.DISCARD, Phase.OVER
+_STOCK = Source.STOCK
 _indices = indices
 
 
@@ -184,6 +191,7 @@ class HandState:
         "discard_pile",
         "hands",
         "history",
+        "is_over",
         "passes",
         "phase",
         "result",
@@ -210,6 +218,7 @@ class HandState:
         self.stock = list(reversed(stock))  # top of the stock is the end of the list
         self.discard_pile = [upcard]
         self.phase = Phase.UPCARD
+        self.is_over = False  # phase is OVER; a plain attribute since players read it every step
         self.to_act = starter
         self.passes = 0
         self.stock_only = False
@@ -220,10 +229,6 @@ class HandState:
         self._knockable = -1
 
     # --- inspection ---------------------------------------------------------------------------
-
-    @property
-    def is_over(self) -> bool:
-        return self.phase is Phase.OVER
 
     def hand(self, seat: int) -> list[Card]:
         """A seat's cards (full information; do not show to the other seat)."""
@@ -284,26 +289,22 @@ class HandState:
         """The legal actions, in a fixed order: take_upcard, pass; draw stock, draw discard;
         discards then knocks, each by card index (suit, then rank)."""
         phase = self.phase
-        if phase is Phase.DISCARD:
+        if phase is _DISCARD:
             m = self.hands[self.to_act]
             if self.taken >= 0:
                 m &= ~(1 << self.taken)
-            k = self._knock_mask() & m
+            k = self._knockable
+            if k < 0:
+                k = self._knock_mask()
             # Per-suit tables of ready-made action tuples: no per-card work on the hot path.
-            t0, t1, t2, t3 = _DISCARD_TABLES
-            b0, b1, b2, b3 = m & FULL_SUIT, m >> 13 & FULL_SUIT, m >> 26 & FULL_SUIT, m >> 39
-            legal = [
-                *(t0.get(b0) or _fill(t0, 0, b0)),
-                *(t1.get(b1) or _fill(t1, 13, b1)),
-                *(t2.get(b2) or _fill(t2, 26, b2)),
-                *(t3.get(b3) or _fill(t3, 39, b3)),
-            ]
+            legal = [*_T0[m & FULL_SUIT], *_T1[m >> 13 & FULL_SUIT], *_T2[m >> 26 & FULL_SUIT], *_T3[m >> 39]]
+            k &= m
             if k:
                 legal += [KNOCKS[i] for i in _indices(k)]
             return legal
-        if phase is Phase.DRAW:
+        if phase is _DRAW:
             return [DRAW_STOCK] if self.stock_only else [DRAW_STOCK, DRAW_DISCARD]
-        if phase is Phase.UPCARD:
+        if phase is _UPCARD:
             return [TAKE_UPCARD, PASS]
         return []
 
@@ -356,12 +357,12 @@ class HandState:
         """
         s = self.to_act
         phase = self.phase
-        if seat is not None and seat != s and phase is not Phase.OVER:
+        if seat is not None and seat != s and phase is not _OVER:
             raise NotYourTurnError(f"it is seat {s}'s turn, not seat {seat}'s")
         kind = type(action)
         # Each branch checks exactly what _check would, before changing anything; anything
         # unusual (a wrong phase, a subclass, junk) goes through _check for the error.
-        if phase is Phase.DISCARD and (kind is Discard or kind is Knock):
+        if phase is _DISCARD and (kind is Discard or kind is Knock):
             card = action.card.index  # type: ignore[attr-defined]
             bit = 1 << card
             if not self.hands[s] & bit or card == self.taken:
@@ -375,20 +376,22 @@ class HandState:
             self._knockable = -1
             if kind is Knock:
                 self.history.append(_EV_KNOCK[s][card])
-                self.phase = Phase.OVER
+                self.phase = _OVER
+                self.is_over = True
                 self.to_act = None  # type: ignore[assignment]
                 self.result = settle_knock(self.rules, s, (self.hands[0], self.hands[1]))
             else:
                 self.history.append(_EV_DISCARD[s][card])
                 if len(self.stock) <= 2:
-                    self.phase = Phase.OVER
+                    self.phase = _OVER
+                    self.is_over = True
                     self.to_act = None  # type: ignore[assignment]
                     self.result = dead_hand((self.hands[0], self.hands[1]))
                 else:
                     self.to_act = 1 - s
-                    self.phase = Phase.DRAW
-        elif phase is Phase.DRAW and kind is Draw:
-            if action.source is Source.STOCK:  # type: ignore[attr-defined]
+                    self.phase = _DRAW
+        elif phase is _DRAW and kind is Draw:
+            if action.source is _STOCK:  # type: ignore[attr-defined]
                 card = self.stock.pop()
                 self.history.append(_EV_DRAW_STOCK[s])
             else:
@@ -399,21 +402,21 @@ class HandState:
                 self.history.append(_EV_DRAW_DISCARD[s][card])
             self.hands[s] |= 1 << card
             self.stock_only = False
-            self.phase = Phase.DISCARD
-        elif phase is Phase.UPCARD and kind is TakeUpcard:
+            self.phase = _DISCARD
+        elif phase is _UPCARD and kind is TakeUpcard:
             card = self.discard_pile.pop()
             self.hands[s] |= 1 << card
             self.taken = card
-            self.phase = Phase.DISCARD
+            self.phase = _DISCARD
             self.history.append(_EV_TAKE[s][card])
-        elif phase is Phase.UPCARD and kind is Pass:
+        elif phase is _UPCARD and kind is Pass:
             self.passes += 1
             self.history.append(_EV_PASS[s])
             if self.passes == 1:
                 self.to_act = self.dealer
             else:
                 self.to_act = self.starter
-                self.phase = Phase.DRAW
+                self.phase = _DRAW
                 self.stock_only = True
         else:
             self._check(action)
@@ -424,7 +427,7 @@ class HandState:
             elif isinstance(action, Discard):
                 plain = DISCARDS[action.card.index]
             elif isinstance(action, Draw):
-                plain = DRAW_STOCK if action.source is Source.STOCK else DRAW_DISCARD
+                plain = DRAW_STOCK if action.source is _STOCK else DRAW_DISCARD
             else:
                 plain = TAKE_UPCARD if isinstance(action, TakeUpcard) else PASS
             return self.apply(plain, seat)
@@ -465,6 +468,7 @@ class HandState:
         new.stock = list(self.stock)
         new.discard_pile = list(self.discard_pile)
         new.phase = self.phase
+        new.is_over = self.is_over
         new.to_act = self.to_act
         new.passes = self.passes
         new.stock_only = self.stock_only
@@ -504,6 +508,7 @@ class HandState:
             raise ValueError("the stock has the wrong number of cards")
         st.discard_pile = [c.index for c in view.discard_pile]
         st.phase = view.phase
+        st.is_over = view.phase is Phase.OVER
         st.to_act = view.to_act  # type: ignore[assignment]
         st.passes = sum(1 for e in view.history if e.kind == "pass")
         st.stock_only = view.phase is Phase.DRAW and st.passes == 2 and len(view.history) == 2
@@ -557,10 +562,9 @@ def shuffled_deck(seed: int | str) -> list[int]:
 def deal(rules: Rules, starter: int, seed: int | str) -> HandState:
     """Deal a hand from a seeded shuffle: ten cards each, the upcard, then 31 cards of stock."""
     deck = shuffled_deck(seed)
-    return HandState(
-        rules,
-        starter,
-        (to_mask(DECK[i] for i in deck[0:10]), to_mask(DECK[i] for i in deck[10:20])),
-        deck[20],
-        deck[21:],
-    )
+    h0 = h1 = 0
+    for i in deck[0:10]:
+        h0 |= 1 << i
+    for i in deck[10:20]:
+        h1 |= 1 << i
+    return HandState(rules, starter, (h0, h1), deck[20], deck[21:])
