@@ -1,0 +1,186 @@
+"""The match service on a real SQLite store: one writer per match (even across two services on
+one database), nothing is shown before it is committed, writes in flight finish on shutdown,
+and changes reach other processes through the broadcaster."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from server.service import InProcessBroadcaster, MatchService
+from server.service.errors import BadMessage, IllegalAction, NotYourTurn, StaleVersion, Unavailable
+from server.storage import SqlStore, create_engine, upgrade
+
+
+class Recorder:
+    """A subscriber that keeps what it is sent."""
+
+    def __init__(self, seat):
+        self.seat = seat
+        self.messages: list[dict] = []
+
+    def deliver(self, text: str) -> None:
+        self.messages.append(json.loads(text))
+
+
+class SlowStore(SqlStore):
+    """Commits take a while, to catch anything that runs between an apply and its commit."""
+
+    delay = 0.2
+
+    async def commit(self, change):
+        await asyncio.sleep(self.delay)
+        return await super().commit(change)
+
+
+@pytest.fixture
+async def engine(tmp_path):
+    eng = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'service.db'}")
+    await upgrade(eng)
+    yield eng
+    await eng.dispose()
+
+
+async def human_match(service: MatchService):
+    ada, _ = await service.create_player("Ada")
+    bob, _ = await service.create_player("Bob")
+    created = await service.create_match(ada, opponent="human")
+    await service.join(bob, created.meta.match_id, created.invite)
+    live = await service._get(created.meta.match_id)
+    return live, ada, bob
+
+
+async def test_an_action_raced_twice_at_one_version_is_applied_once(engine):
+    service = MatchService(SqlStore(engine), bot_delay=0)
+    live, *_ = await human_match(service)
+    seat, version = live.state.to_act, live.meta.version
+    results = await asyncio.gather(
+        service.act(live, seat, "a", version, {"kind": "pass"}),
+        service.act(live, seat, "b", version, {"kind": "pass"}),
+        return_exceptions=True,
+    )
+    assert sorted(type(r).__name__ for r in results) == ["StaleVersion", "tuple"]
+    assert live.meta.version == version + 1
+    await service.close()
+
+
+async def test_two_services_on_one_database_never_both_write_a_match(engine):
+    """Two processes (here two services) holding the same match: the database lets one write
+    land; the other is told its version is stale and catches up."""
+    one = MatchService(SqlStore(engine), bot_delay=0)
+    live, *_ = await human_match(one)
+    two = MatchService(SqlStore(engine), bot_delay=0)
+    other = await two._get(live.match_id)
+    seat, version = live.state.to_act, live.meta.version
+    await one.act(live, seat, "first", version, {"kind": "pass"})
+    with pytest.raises(StaleVersion):
+        await two.act(other, seat, "second", version, {"kind": "pass"})
+    # The loser reloaded: it now agrees with the database, and can act at the new version.
+    assert other.meta.version == live.meta.version and other.state.to_act == live.state.to_act
+    await two.act(other, other.state.to_act, "third", other.meta.version, {"kind": "pass"})
+    loaded = await SqlStore(engine).load_match(live.match_id)
+    assert [a.client_id for a in loaded[1]] == ["first", "third"]
+    await one.close()
+    await two.close()
+
+
+async def test_nobody_sees_an_action_before_its_commit(engine):
+    service = MatchService(SlowStore(engine), bot_delay=0)
+    live, *_ = await human_match(service)
+    seat, version = live.state.to_act, live.meta.version
+    acting = asyncio.create_task(service.act(live, seat, "a", version, {"kind": "pass"}))
+    await asyncio.sleep(0.05)  # the action is applied in memory and its commit is under way
+    seen = json.loads(await service.current_state(live, None))
+    assert seen["version"] == version + 1  # it waited for the commit
+    assert seen["view"]["hand"]["history"][-1]["kind"] == "pass"
+    await acting
+    await service.close()
+
+
+async def test_the_ack_goes_out_before_any_state(engine):
+    service = MatchService(SqlStore(engine), bot_delay=0)
+    live, *_ = await human_match(service)
+    watcher = Recorder(None)
+    await service.subscribe(live, watcher)
+    order: list[str] = []
+    watcher.deliver = lambda text: order.append("state")  # type: ignore[method-assign]
+    await service.act(
+        live, live.state.to_act, "a", live.meta.version, {"kind": "pass"}, lambda v: order.append("ack")
+    )
+    assert order == ["ack", "state"]
+    await service.close()
+
+
+async def test_a_write_in_flight_commits_even_when_its_caller_is_cancelled_at_shutdown(engine):
+    service = MatchService(SlowStore(engine), bot_delay=0)
+    live, *_ = await human_match(service)
+    version = live.meta.version
+    caller = asyncio.create_task(service.act(live, live.state.to_act, "x", version, {"kind": "pass"}))
+    await asyncio.sleep(0.05)
+    caller.cancel()  # the socket handler goes away, as on shutdown
+    await service.close()
+    _, actions = await SqlStore(engine).load_match(live.match_id)
+    assert [a.client_id for a in actions] == ["x"]
+    with pytest.raises(Unavailable):
+        await service.act(live, live.state.to_act, "y", version + 1, {"kind": "pass"})
+
+
+async def test_errors_change_nothing(engine):
+    service = MatchService(SqlStore(engine), bot_delay=0)
+    live, *_ = await human_match(service)
+    seat, version = live.state.to_act, live.meta.version
+    before = json.loads(await service.current_state(live, seat))
+    for call, error in (
+        (service.act(live, seat, "a", version, {"kind": "fly"}), BadMessage),
+        (service.act(live, 1 - seat, "b", version, {"kind": "pass"}), NotYourTurn),
+        (service.act(live, seat, "c", version, {"kind": "discard", "card": "7h"}), IllegalAction),
+        (service.act(live, seat, "d", version + 5, {"kind": "pass"}), StaleVersion),
+    ):
+        with pytest.raises(error):
+            await call
+    assert json.loads(await service.current_state(live, seat)) == before
+    _, actions = await SqlStore(engine).load_match(live.match_id)
+    assert actions == []
+    await service.close()
+
+
+async def test_a_change_reaches_the_clients_of_another_process_through_the_broadcaster(engine):
+    hub = InProcessBroadcaster()
+    one = MatchService(SqlStore(engine), bot_delay=0, broadcaster=hub)
+    two = MatchService(SqlStore(engine), bot_delay=0, broadcaster=hub)
+    live, *_ = await human_match(one)
+    other = await two._get(live.match_id)
+    watcher = Recorder(None)
+    await two.subscribe(other, watcher)
+    await one.act(live, live.state.to_act, "a", live.meta.version, {"kind": "pass"})
+    assert watcher.messages[-1]["version"] == live.meta.version
+    assert watcher.messages[-1]["view"]["hand"]["history"][-1]["kind"] == "pass"
+    await one.close()
+    await two.close()
+
+
+async def test_a_match_against_the_computer_is_played_by_the_service_to_its_end(engine):
+    import random
+
+    service = MatchService(SqlStore(engine), bot_delay=0)
+    ada, _ = await service.create_player("Ada")
+    created = await service.create_match(ada, difficulty="easy")
+    live = await service._get(created.meta.match_id)
+    rng = random.Random(4)
+    for _ in range(5000):
+        if live.meta.status == "finished":
+            break
+        async with live.lock:
+            mine = live.state.to_act == 0
+            legal = live.state.legal_actions(0) if mine else []
+            version = live.meta.version
+        if not mine:
+            await asyncio.sleep(0.001)
+            continue
+        await service.act(live, 0, None, version, rng.choice(legal).to_wire())
+    assert live.meta.status == "finished" and live.meta.outcome["reason"] == "target"
+    reloaded = await MatchService(SqlStore(engine))._get(live.match_id)
+    assert reloaded.state.scores == live.state.scores and reloaded.meta.version == live.meta.version
+    await service.close()
