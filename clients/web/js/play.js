@@ -52,6 +52,7 @@ export function mountPlay(root, { matchId, watchToken = null }) {
     matchDetails: null,
     resignConfirm: false,
     staleTimer: 0,
+    lostFocus: null,
   };
 
   // --- skeleton (built once; regions are redrawn on every state) --------------------------------
@@ -264,8 +265,12 @@ export function mountPlay(root, { matchId, watchToken = null }) {
   function render() {
     if (!s.view) return;
     const active = document.activeElement;
-    const focusKey = active && table.contains(active) ? active.dataset.focusKey : null;
-    const focusInHand = !!(active && handArea.contains(active));
+    const inTable = active && active !== document.body && table.contains(active);
+    // A control that was focused but got disabled (the stock while our draw is on its way) has
+    // dropped the focus; remember where it was so the next redraw can place it sensibly.
+    const focusKey = inTable ? active.dataset.focusKey : active === document.body ? s.lostFocus : null;
+    const focusInHand = !!(inTable && handArea.contains(active));
+    s.lostFocus = null;
 
     renderConn();
     // Busy while an action of ours is on its way: the controls wait for the server's answer.
@@ -290,7 +295,7 @@ export function mountPlay(root, { matchId, watchToken = null }) {
         const fresh = [...s.fresh][0];
         const target = (fresh && handArea.querySelector(`[data-card="${fresh}"]`)) || handArea.querySelector("button.card");
         target?.focus({ preventScroll: true });
-      }
+      } else s.lostFocus = focusKey;
     }
   }
 
