@@ -1,0 +1,55 @@
+"""``python -m server``: settings from options and environment, and ``migrate``."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from server.__main__ import main
+from server.config import DEFAULT_DATABASE_URL, Settings
+
+
+def test_options_win_over_the_environment_which_wins_over_defaults():
+    env = {
+        "GINRUMMY_PORT": "9001",
+        "GINRUMMY_HOST": "0.0.0.0",
+        "GINRUMMY_BOT_DELAY": "0",
+        "DATABASE_URL": "postgresql://u@h/db",
+    }
+    s = Settings.from_env(env, port=9002)
+    assert (s.host, s.port, s.bot_delay) == ("0.0.0.0", 9002, 0.0)
+    assert s.database_url == "postgresql+asyncpg://u@h/db"
+    d = Settings.from_env({})
+    assert (d.host, d.port, d.database_url, d.bot_delay) == ("127.0.0.1", 8080, DEFAULT_DATABASE_URL, 0.6)
+    o = Settings.from_env({"GINRUMMY_ALLOWED_ORIGINS": "https://a.example/, https://b.example"})
+    assert o.allowed_origins == ("https://a.example", "https://b.example")
+
+
+@pytest.mark.parametrize(
+    "env", [{"GINRUMMY_PORT": "70000"}, {"GINRUMMY_BOT_DELAY": "-1"}, {"GINRUMMY_LOG_LEVEL": "loud"}]
+)
+def test_bad_settings_are_refused(env):
+    with pytest.raises(ValueError):
+        Settings.from_env(env)
+
+
+@pytest.fixture(autouse=True)
+def keep_pytest_logging(monkeypatch):
+    """``main`` installs the JSON log handler on the root logger; not inside the test run."""
+    monkeypatch.setattr("server.service.logs.configure", lambda level: None)
+
+
+def test_migrate_creates_the_schema(tmp_path):
+    db = tmp_path / "sub" / "m.db"
+    assert main(["migrate", "--database-url", f"sqlite:///{db}", "--log-level", "warning"]) == 0
+    with sqlite3.connect(db) as conn:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        (mode,) = conn.execute("PRAGMA journal_mode").fetchone()
+    assert {"players", "matches", "actions", "hands", "alembic_version"} <= tables
+    assert mode == "wal"
+
+
+def test_a_bad_option_exits_with_status_2(capsys):
+    assert main(["--port", "99999", "--database-url", "sqlite:///x.db"]) == 2
+    assert "port" in capsys.readouterr().err
