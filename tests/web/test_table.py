@@ -125,3 +125,18 @@ def test_the_rules_page_explains_the_game_and_the_computer(server, new_page):
         expect(page.get_by_role("heading", name=heading)).to_be_visible()
     expect(page.get_by_text("25 + 8 \u2212 5 = 28")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def test_the_table_fits_a_360_pixel_phone_with_the_hand_on_more_rows(server, new_page):
+    page = new_page(viewport={"width": 360, "height": 640}, has_touch=True, is_mobile=True)
+    start_vs_computer(page, server, name="Ada", difficulty="Hard", rules="Classic rules")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    rows = {round(card.bounding_box()["y"]) for card in hand_cards(page).all()}
+    assert len(rows) >= 2, rows
+    for control in (
+        page.get_by_role("button", name=re.compile(r"^Stock")),
+        page.get_by_role("button", name=re.compile(r"^Discard pile")),
+        status_line(page),
+    ):
+        box = control.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 360
