@@ -25,6 +25,7 @@ from ginrummy_client import (
     StaleVersion,
     TooLarge,
     Unauthorized,
+    Unavailable,
     best_melds,
     deadwood,
     discard,
@@ -130,6 +131,7 @@ def test_malformed_actions_are_refused_before_sending(wire):
         ("conflict", Conflict),
         ("rate_limited", RateLimited),
         ("too_large", TooLarge),
+        ("unavailable", Unavailable),
     ],
 )
 def test_every_documented_error_code_has_its_exception(code, cls):

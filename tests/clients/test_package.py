@@ -76,6 +76,7 @@ def test_public_api_is_pinned():
             "Strategy",
             "TooLarge",
             "Unauthorized",
+            "Unavailable",
             "best_melds",
             "deadwood",
             "discard",

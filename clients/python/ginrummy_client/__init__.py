@@ -41,6 +41,7 @@ from .errors import (
     StaleVersion,
     TooLarge,
     Unauthorized,
+    Unavailable,
 )
 from .models import (
     DRAW_DISCARD,
@@ -102,6 +103,7 @@ __all__ = [
     "Strategy",
     "TooLarge",
     "Unauthorized",
+    "Unavailable",
     "best_melds",
     "deadwood",
     "discard",

@@ -13,11 +13,13 @@ The tree::
     │   ├── StaleVersion        stale_version (the match moved on; act on the newer state)
     │   ├── Conflict            conflict, match_not_over, already_joined, match_over
     │   ├── RateLimited         rate_limited (``limit`` and ``reset_in`` seconds when the server says)
-    │   └── TooLarge            too_large
+    │   ├── TooLarge            too_large
+    │   └── Unavailable         unavailable (the server is shutting down: try again shortly)
     ├── ConnectionLost          the socket dropped and could not be brought back
     └── ProtocolError           the server sent something this client cannot read
 
-An error code this client does not know still arrives, as a plain :class:`ServerError`.
+An error code without a class of its own (``internal``, or one this client does not know yet)
+still arrives, as a plain :class:`ServerError`.
 
 >>> err = server_error("stale_version", "the match is at version 14")
 >>> type(err).__name__, err.code, str(err)
@@ -47,6 +49,7 @@ __all__ = [
     "StaleVersion",
     "TooLarge",
     "Unauthorized",
+    "Unavailable",
     "server_error",
 ]
 
@@ -133,6 +136,10 @@ class TooLarge(ServerError):
     """The message or body was over the server's size limit."""
 
 
+class Unavailable(ServerError):
+    """The server is shutting down (or cannot serve now); the same request may work shortly."""
+
+
 class ConnectionLost(GinRummyError):
     """The WebSocket dropped and every reconnect attempt failed (or reconnecting is off)."""
 
@@ -158,6 +165,7 @@ _BY_CODE: dict[str, type[ServerError]] = {
     "match_over": Conflict,
     "rate_limited": RateLimited,
     "too_large": TooLarge,
+    "unavailable": Unavailable,
 }
 
 # WebSocket close codes after which reconnecting cannot help (docs/protocol.md, "Close codes").

@@ -186,8 +186,13 @@ class GinRummyClient:
         self.token = player.token
         return player
 
+    async def me(self) -> dict[str, str]:
+        """``{player_id, name}`` of this client's token (to check a stored token still works)."""
+        self._auth()
+        return dict(await self.request("GET", "/api/players/me"))
+
     async def stats(self) -> dict[str, int]:
-        """``{matches, wins, losses, hands, gins, undercuts, points}`` of this player."""
+        """``{matches, wins, losses, hands, hands_won, gins, undercuts, points}`` of this player."""
         self._auth()
         return dict(await self.request("GET", "/api/players/me/stats"))
 
@@ -252,9 +257,9 @@ class GinRummyClient:
         path = f"/api/matches/{urllib.parse.quote(match_id)}/resign"
         return MatchSummary.from_wire(await self.request("POST", path, {}))
 
-    async def rules(self) -> Any:
-        """The rule presets the server offers."""
-        return await self.request("GET", "/api/rules")
+    async def rules(self) -> list[dict[str, Any]]:
+        """The rule presets the server offers (each as in a view's ``rules``, plus ``guide``)."""
+        return list((await self.request("GET", "/api/rules"))["rules"])
 
     async def health(self) -> Any:
         return await self.request("GET", "/healthz")
