@@ -191,18 +191,22 @@ def unmeldable_value(mask: int) -> int:
     s0 = mask & FULL_SUIT
     s1 = mask >> 13 & FULL_SUIT
     s2 = mask >> 26 & FULL_SUIT
-    s3 = mask >> 39 & FULL_SUIT
-    sets = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))  # ranks held in three suits or more
-    r0 = s0 & (s0 >> 1) & (s0 >> 2)  # lowest ranks of the three-card runs
-    r1 = s1 & (s1 >> 1) & (s1 >> 2)
-    r2 = s2 & (s2 >> 1) & (s2 >> 2)
-    r3 = s3 & (s3 >> 1) & (s3 >> 2)
+    s3 = mask >> 39
+    # Lowest cards of three-card runs, all suits at once (a run cannot wrap into the next suit),
+    # and the ranks held in three suits or more, copied into every suit.
+    starts = mask & (mask >> 1) & (mask >> 2) & _RUN_STARTS
+    sets = ((s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))) * _EVERY_SUIT
+    dead = mask & ~(starts | starts << 1 | starts << 2 | sets)
     return (
-        _SUIT_VALUE[s0 & ~(sets | r0 | r0 << 1 | r0 << 2)]
-        + _SUIT_VALUE[s1 & ~(sets | r1 | r1 << 1 | r1 << 2)]
-        + _SUIT_VALUE[s2 & ~(sets | r2 | r2 << 1 | r2 << 2)]
-        + _SUIT_VALUE[s3 & ~(sets | r3 | r3 << 1 | r3 << 2)]
+        _SUIT_VALUE[dead & FULL_SUIT]
+        + _SUIT_VALUE[dead >> 13 & FULL_SUIT]
+        + _SUIT_VALUE[dead >> 26 & FULL_SUIT]
+        + _SUIT_VALUE[dead >> 39]
     )
+
+
+_RUN_STARTS = sum(((1 << 11) - 1) << (13 * s) for s in range(4))  # ranks A..J of each suit
+_EVERY_SUIT = 1 | 1 << 13 | 1 << 26 | 1 << 39
 
 
 def is_meld(mask: int) -> bool:
