@@ -27,7 +27,7 @@ from ginrummy_client.arena import load_strategy, run_arena
 from ginrummy_client.strategies import quick
 from ginrummy_client.terminal import TerminalUI
 
-from tests.live_server import live_server
+from tests.live_server import free_port, live_server
 
 # A server that stops answering must fail a test, not hang the suite.
 pytestmark = pytest.mark.timeout(120)
@@ -97,9 +97,18 @@ async def test_two_library_clients_play_each_other_through_an_invite(base_url):
     with pytest.raises((Conflict, Forbidden)):  # the seat is taken
         await eve.join_match(ticket.match_id, ticket.invite.code)
 
+    seen: list[MatchView] = []
+
+    def watching(view: MatchView):
+        seen.append(view)
+        return quick(view)
+
     async with ada.connect(ticket) as a, bob.connect(joined) as b:
-        final_a, final_b = await asyncio.gather(a.play(quick), b.play(quick))
+        final_a, final_b = await asyncio.gather(a.play(watching), b.play(watching))
     _check_final(final_a)
+    # Neither player ever learnt which card the other drew from the stock.
+    stock_draws = [e for v in seen for e in v.hand.history if e.kind == "draw" and e.source == "stock"]
+    assert stock_draws and all(e.card is None for e in stock_draws)
     assert final_a.outcome == final_b.outcome and final_a.scores == final_b.scores
     assert (final_a.seat, final_b.seat) == (ticket.seat, joined.seat)
     record = await ada.get_record(ticket.match_id)
@@ -117,6 +126,18 @@ async def _to_discard_phase(conn) -> MatchView:
         if view.hand.phase == "discard":
             return view
         with contextlib.suppress(StaleVersion):  # the match moved on meanwhile: look again
+            await conn.act(quick(view), version=view.version)
+
+
+async def _finish_hand(conn, number: int) -> None:
+    """Play on until hand ``number`` has a result (the match may end with it)."""
+    while True:
+        view = await conn.turn()
+        if view is None or view.hand_number > number:
+            done = conn.view
+            assert done.hand_number > number or done.is_over
+            return
+        with contextlib.suppress(StaleVersion):
             await conn.act(quick(view), version=view.version)
 
 
@@ -140,11 +161,38 @@ async def test_a_dropped_connection_mid_hand_resumes_and_applies_nothing_twice(b
             mine = [e for e in after.hand.history if e.seat == view.seat and e.card == action.card]
             assert len(mine) == 1, after.hand.history  # discarded once, not twice
 
-        # A drop while waiting, then the match carries on to its end.
+        # A drop while the computer moves, then the hand carries on to its end.
         conn.abort()
-        final = await conn.play(quick)
-    _check_final(final)
+        await _finish_hand(conn, view.hand_number)
     assert conn.reconnects >= 2
+
+
+async def test_a_match_carries_on_where_it_stopped_after_the_server_restarts(tmp_path):
+    port = free_port()
+    stack = contextlib.ExitStack()
+    # The helper blocks while the server starts or stops: keep it off the event loop.
+    base = await asyncio.to_thread(stack.enter_context, live_server(tmp_path, port=port))
+    try:
+        client = await _player(base, "Ada")
+        ticket = await client.create_match(difficulty="normal")
+        options = {"reconnect_delays": (0.1, 0.25, 0.5), "max_reconnect_attempts": 60}
+        async with client.connect(ticket, **options) as conn:
+            before = await _to_discard_phase(conn)
+            while conn.queued_states:
+                await conn.next_state()
+            await asyncio.to_thread(stack.close)  # a graceful stop: the socket closes with 1001
+            stack = contextlib.ExitStack()
+            await asyncio.to_thread(stack.enter_context, live_server(tmp_path, port=port))
+            after = await asyncio.wait_for(conn.next_state(), 30)  # the new server's answer to hello
+            assert conn.reconnects >= 1
+            assert (after.version, after.hand_number, after.hand.hand) == (
+                before.version,
+                before.hand_number,
+                before.hand.hand,
+            )
+            await _finish_hand(conn, before.hand_number)
+    finally:
+        await asyncio.to_thread(stack.close)
 
 
 async def test_an_action_sent_again_under_its_id_is_applied_once(base_url):

@@ -126,6 +126,7 @@ class MatchConnection:
         self._ended = False
         self._failure: BaseException | None = None
         self._early_error: ServerError | None = None
+        self._last_status: str | None = None
 
     # --- lifecycle --------------------------------------------------------------------------
 
@@ -312,6 +313,9 @@ class MatchConnection:
     # --- the receiving task -----------------------------------------------------------------
 
     def _status(self, status: str) -> None:
+        if status == self._last_status:
+            return  # one "reconnecting" per outage, however many attempts it takes
+        self._last_status = status
         if self.on_status is not None:
             try:
                 self.on_status(status)
