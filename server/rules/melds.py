@@ -214,37 +214,82 @@ def is_meld(mask: int) -> bool:
     return n >= 3 and any(m == mask for m, _ in melds_in(mask))
 
 
-def _best_packing_value(melds: list[tuple[int, int]], start: int, used: int) -> int:
-    best = 0
-    for j in range(start, len(melds)):
-        m, v = melds[j]
-        if not m & used:
-            total = v + _best_packing_value(melds, j + 1, used | m)
-            if total > best:
-                best = total
+class _RunBest(dict):
+    """13-bit field of one suit -> the largest total value of disjoint runs inside it, each
+    field computed once on first use (8192 fields at most)."""
+
+    def __missing__(self, bits: int) -> int:
+        best = 0
+        if bits & (bits >> 1) & (bits >> 2):
+            low = bits & -bits
+            r = low.bit_length() - 1
+            best = self[bits ^ low]  # the lowest card stays out of runs
+            end = r
+            while bits >> (end + 1) & 1:
+                end += 1
+                if end - r >= 2:  # the run r..end, then the best of the cards above it
+                    run = bits & ((1 << (end + 1)) - 1)
+                    v = _SUIT_VALUE[run] + self[bits ^ run]
+                    if v > best:
+                        best = v
+        self[bits] = best
+        return best
+
+
+_RUN_BEST = _RunBest()
+
+# For the 4-bit field of the suits holding a rank: every set those cards can form, as a 4-bit
+# field of suits (three of them, or all four).
+_SET_CHOICES: tuple[tuple[int, ...], ...] = tuple(
+    tuple(sub for sub in range(16) if sub & present == sub and sub.bit_count() >= 3) for present in range(16)
+)
+
+
+def _best_meld_value(s0: int, s1: int, s2: int, s3: int, sets: int) -> int:
+    """Largest total value of disjoint melds in the four suit fields. ``sets``: the ranks (13-bit
+    field) that still may form a set. At each such rank choose no set or one of its sets; then
+    the suits are independent and their runs come from a table."""
+    if not sets:
+        rb = _RUN_BEST
+        return rb[s0] + rb[s1] + rb[s2] + rb[s3]
+    low = sets & -sets
+    rest = sets ^ low
+    best = _best_meld_value(s0, s1, s2, s3, rest)
+    value = VALUES[low.bit_length() - 1]
+    present = (
+        (1 if s0 & low else 0) | (2 if s1 & low else 0) | (4 if s2 & low else 0) | (8 if s3 & low else 0)
+    )
+    for sub in _SET_CHOICES[present]:
+        v = sub.bit_count() * value + _best_meld_value(
+            s0 & ~low if sub & 1 else s0,
+            s1 & ~low if sub & 2 else s1,
+            s2 & ~low if sub & 4 else s2,
+            s3 & ~low if sub & 8 else s3,
+            rest,
+        )
+        if v > best:
+            best = v
     return best
 
 
 def min_deadwood(mask: int) -> int:
-    """Least deadwood of the cards in ``mask`` over every arrangement of melds."""
+    """Least deadwood of the cards in ``mask`` over every arrangement of melds.
+
+    >>> min_deadwood(to_mask("3h 4h 5h 6h 7h 3c 3d 7c 7d".split()))
+    0
+    """
     s0 = mask & FULL_SUIT
     s1 = mask >> 13 & FULL_SUIT
     s2 = mask >> 26 & FULL_SUIT
-    s3 = mask >> 39 & FULL_SUIT
+    s3 = mask >> 39
     total = _SUIT_VALUE[s0] + _SUIT_VALUE[s1] + _SUIT_VALUE[s2] + _SUIT_VALUE[s3]
-    if not (
-        (s0 & (s0 >> 1) & (s0 >> 2))
-        | (s1 & (s1 >> 1) & (s1 >> 2))
-        | (s2 & (s2 >> 1) & (s2 >> 2))
-        | (s3 & (s3 >> 1) & (s3 >> 2))
-        | (s0 & s1 & (s2 | s3))
-        | (s2 & s3 & (s0 | s1))
-    ):
-        return total
-    melds = melds_in(mask)
-    if len(melds) == 1:
-        return total - melds[0][1]
-    return total - _best_packing_value(melds, 0, 0)
+    sets = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))
+    if sets:
+        return total - _best_meld_value(s0, s1, s2, s3, sets)
+    if mask & (mask >> 1) & (mask >> 2) & _RUN_STARTS:
+        rb = _RUN_BEST
+        return total - rb[s0] - rb[s1] - rb[s2] - rb[s3]
+    return total  # no meld at all: the common case for random hands
 
 
 def packings(mask: int) -> Iterator[tuple[tuple[int, ...], int]]:
@@ -262,32 +307,36 @@ def packings(mask: int) -> Iterator[tuple[tuple[int, ...], int]]:
     return walk(0, 0, ())
 
 
+def loose_cards(mask: int) -> int:
+    """The cards of ``mask`` (as a mask) that lie in no meld at all."""
+    s0 = mask & FULL_SUIT
+    s1 = mask >> 13 & FULL_SUIT
+    s2 = mask >> 26 & FULL_SUIT
+    s3 = mask >> 39
+    starts = mask & (mask >> 1) & (mask >> 2) & _RUN_STARTS
+    sets = ((s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))) * _EVERY_SUIT
+    return mask & ~(starts | starts << 1 | starts << 2 | sets)
+
+
 def discard_deadwoods(mask: int) -> dict[int, int]:
     """For each card index in ``mask``: the least deadwood of the other cards.
 
-    One walk over the packings of the whole hand answers every discard: the arrangements of the
-    hand without card ``d`` are exactly the packings of the hand that leave ``d`` unmatched.
+    A card in no meld is unmatched in every arrangement, so throwing it lowers the deadwood by
+    exactly its value; only the cards that lie in some meld need a search of their own.
+
+    >>> d = discard_deadwoods(to_mask("7c 7d 7h 8h 9h Kd".split()))
+    >>> d[Card.parse("Kd").index], d[Card.parse("7h").index], d[Card.parse("8h").index]
+    (14, 41, 19)
     """
+    whole = min_deadwood(mask)
+    loose = loose_cards(mask)
     out: dict[int, int] = {}
-    total = mask_value(mask)
-    if not melds_in(mask):
-        m = mask
-        while m:
-            low = m & -m
-            i = low.bit_length() - 1
-            out[i] = total - VALUES[i]
-            m ^= low
-        return out
-    for _chosen, unmatched in packings(mask):
-        dw = mask_value(unmatched)
-        m = unmatched
-        while m:
-            low = m & -m
-            i = low.bit_length() - 1
-            d = dw - VALUES[i]
-            if d < out.get(i, 1000):
-                out[i] = d
-            m ^= low
+    m = mask
+    while m:
+        low = m & -m
+        m ^= low
+        i = low.bit_length() - 1
+        out[i] = whole - VALUES[i] if low & loose else min_deadwood(mask ^ low)
     return out
 
 
@@ -322,7 +371,15 @@ def deadwood(cards: Iterable[Card | str] | str) -> int:
     >>> deadwood(["Kh", "Qh", "Jh", "2c"])
     2
     """
-    return min_deadwood(to_mask(parse_cards(cards)))
+    if isinstance(cards, str):
+        cards = cards.split()
+    # Inlined card -> bit (no helper calls per card): bots and the benchmark call this a lot.
+    mask = 0
+    for c in cards:
+        if c.__class__ is not Card:
+            c = Card.parse(c)
+        mask |= 1 << (c.suit * 13 + c.rank - 1)
+    return min_deadwood(mask)
 
 
 def best_arrangement(cards: Iterable[Card | str] | str) -> Arrangement:
