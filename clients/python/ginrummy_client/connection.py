@@ -304,7 +304,7 @@ class MatchConnection:
             if inspect.isawaitable(choice):
                 choice = await choice
             try:
-                await self.act(choice, version=view.version)  # type: ignore[arg-type]
+                await self.act(choice, version=view.version)
             except (StaleVersion, NotYourTurn):
                 continue
         assert self.view is not None

@@ -222,12 +222,13 @@ class HandResult:
             return (tuple(v[0]), tuple(v[1]))
 
         melds = d.get("melds") or [[], []]
+        dw = d.get("deadwood") or (0, 0)
         return HandResult(
             kind=str(_need(d, "kind", "hand result")),
             winner=d.get("winner"),
             points=int(d.get("points", 0)),
             knocker=d.get("knocker"),
-            deadwood=tuple(d.get("deadwood") or (0, 0)),  # type: ignore[arg-type]
+            deadwood=(int(dw[0]), int(dw[1])),
             hands=pair("hands"),
             melds=(tuple(tuple(m) for m in melds[0]), tuple(tuple(m) for m in melds[1])),
             unmatched=pair("unmatched"),
@@ -305,7 +306,11 @@ class HandView:
     @property
     def knock_options(self) -> dict[str, int]:
         """Each card this seat may knock with now, and the deadwood that would remain."""
-        return {a.card: self.discard_deadwood.get(a.card, 0) for a in self.legal_actions if a.kind == "knock"}  # type: ignore[misc]
+        return {
+            a.card: self.discard_deadwood.get(a.card, 0)
+            for a in self.legal_actions
+            if a.kind == "knock" and a.card is not None
+        }
 
     @property
     def just_taken(self) -> str | None:
@@ -372,7 +377,7 @@ class MatchView:
     """The view exactly as received (fields a newer server adds are here)."""
 
     @staticmethod
-    def from_wire(d: Mapping[str, Any], version: int | None = None) -> MatchView:
+    def from_wire(d: Any, version: int | None = None) -> MatchView:
         if not isinstance(d, Mapping):
             raise ProtocolError(f"a view must be an object, not {d!r:.200}")
         try:

@@ -67,8 +67,8 @@ def parse_invite(text: str) -> tuple[str | None, str]:
     text = text.strip()
     if "://" not in text:
         if ":" in text:
-            match_id, _, code = text.partition(":")
-            return match_id or None, code
+            before, _, after = text.partition(":")
+            return before or None, after
         return None, text
     parts = urllib.parse.urlsplit(text)
     # Single-page apps often put the route in the fragment: read it like a path and query.
