@@ -331,6 +331,7 @@ class MatchService:
             hands.append(entry)
         return {
             "match_id": meta.match_id,
+            "seat": meta.seat_ids.index(player.player_id),
             "rules": meta.rules,
             "seed": meta.seed,
             "first_starter": meta.first_starter,

@@ -41,8 +41,10 @@ def players(meta: MatchMeta, connected: tuple[bool, bool] | None = None) -> list
     return out
 
 
-def summary(meta: MatchMeta) -> dict[str, Any]:
-    return {
+def summary(meta: MatchMeta, viewer: str | None = None) -> dict[str, Any]:
+    """A match summary; for ``viewer`` (a player id) seated in the match it also says
+    ``seat``, the viewer's seat."""
+    out = {
         "match_id": meta.match_id,
         "rules": meta.rules,
         "opponent": meta.opponent,
@@ -58,6 +60,9 @@ def summary(meta: MatchMeta) -> dict[str, Any]:
         "updated_at": iso(meta.updated_at),
         "version": meta.version,
     }
+    if viewer is not None and viewer in meta.seat_ids:
+        out["seat"] = meta.seat_ids.index(viewer)
+    return out
 
 
 def view_payload(
@@ -124,9 +129,8 @@ def status_line(meta: MatchMeta, state: MatchState, seat: int | None) -> str:
             case Phase.UPCARD:
                 doing = "take the upcard or pass"
             case Phase.DRAW:
-                doing = (
-                    "draw from the stock" if hand.stock_only else "draw from the stock or the discard pile"
-                )
+                only_stock = len(hand.legal_actions()) == 1  # both passed the upcard
+                doing = "draw from the stock" if only_stock else "draw from the stock or the discard pile"
             case _:
                 knocks = any(a.kind == "knock" for a in hand.legal_actions())
                 doing = "discard a card, or knock" if knocks else "discard a card"

@@ -96,6 +96,7 @@ _SCHEMAS: dict[str, Any] = {
             "created_at": {"type": "string", "format": "date-time"},
             "updated_at": {"type": "string", "format": "date-time"},
             "version": {"type": "integer"},
+            "seat": {"type": "integer", "enum": [0, 1], "description": "The caller's seat"},
         },
     },
     "CreatedMatch": {
@@ -165,6 +166,7 @@ _SCHEMAS: dict[str, Any] = {
         "description": "The complete replay: every deal (both hands, upcard, stock top first) and every action.",
         "properties": {
             "match_id": {"type": "string"},
+            "seat": {"type": "integer", "description": "The caller's seat"},
             "rules": {"type": "string"},
             "seed": {"type": "string"},
             "first_starter": {"type": "integer"},

@@ -69,9 +69,9 @@ def _int_query(request: web.Request, name: str, default: int) -> int:
         raise BadRequest(f"{name} must be an integer") from None
 
 
-def _details(meta: MatchMeta, hands: list[Any]) -> dict[str, Any]:
+def _details(meta: MatchMeta, hands: list[Any], player: PlayerRecord) -> dict[str, Any]:
     return {
-        **summary(meta),
+        **summary(meta, player.player_id),
         "hands": [{"number": h.number, "starter": h.starter, **h.result} for h in hands],
     }
 
@@ -112,8 +112,7 @@ async def create_match(request: web.Request) -> web.Response:
         }
     return json_response(
         {
-            **summary(meta),
-            "seat": created.seat,
+            **summary(meta, player.player_id),
             "ws_url": _ws_url(request),
             "watch_token": created.watch_token,
             "invite": invite,
@@ -140,7 +139,7 @@ async def list_matches(request: web.Request) -> web.Response:
         offset=offset,
     )
     return json_response(
-        {"matches": [summary(m) for m in metas], "total": total, "limit": limit, "offset": offset}
+        {"matches": [summary(m, player.player_id) for m in metas], "total": total, "limit": limit, "offset": offset}
     )
 
 
@@ -148,7 +147,7 @@ async def list_matches(request: web.Request) -> web.Response:
 async def match_details(request: web.Request) -> web.Response:
     player = await _player(request)
     meta, hands = await request.app[SERVICE].details(player, request.match_info["match_id"])
-    return json_response(_details(meta, hands))
+    return json_response(_details(meta, hands, player))
 
 
 @routes.get("/api/matches/{match_id}/record")
@@ -161,15 +160,15 @@ async def match_record(request: web.Request) -> web.Response:
 async def join_match(request: web.Request) -> web.Response:
     player = await _player(request)
     body: JoinMatch = decode_body(await request.read(), JoinMatch)
-    meta, seat = await request.app[SERVICE].join(player, request.match_info["match_id"], body.invite)
-    return json_response({**summary(meta), "seat": seat, "ws_url": _ws_url(request)})
+    meta, _seat = await request.app[SERVICE].join(player, request.match_info["match_id"], body.invite)
+    return json_response({**summary(meta, player.player_id), "ws_url": _ws_url(request)})
 
 
 @routes.post("/api/matches/{match_id}/resign")
 async def resign_match(request: web.Request) -> web.Response:
     player = await _player(request)
     meta = await request.app[SERVICE].resign(player, request.match_info["match_id"])
-    return json_response(summary(meta))
+    return json_response(summary(meta, player.player_id))
 
 
 @routes.get("/api/rules")

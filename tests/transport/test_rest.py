@@ -334,3 +334,22 @@ async def test_too_many_requests_with_one_token_is_rate_limited(make_client):
         assert (await client.get("/api/matches", headers=auth(ada))).status == 200
     error = await error_of(await client.get("/api/matches", headers=auth(ada)), 429, "rate_limited")
     assert error["limit"] == "requests"
+
+
+async def test_every_summary_says_the_callers_seat(make_client):
+    client = await make_client()
+    ada, bob = await new_player(client, "Ada"), await new_player(client, "Ada")  # same name, two players
+    m = await new_match(client, ada, opponent="human")
+    assert m["seat"] == 0
+    r = await client.post(f"/api/matches/{m['match_id']}/join", json={"invite": m["invite"]["code"]}, headers=auth(bob))
+    assert (await r.json())["seat"] == 1
+    for player, seat in ((ada, 0), (bob, 1)):
+        listed = await (await client.get("/api/matches", headers=auth(player))).json()
+        assert [x["seat"] for x in listed["matches"]] == [seat]
+        details = await (await client.get(f"/api/matches/{m['match_id']}", headers=auth(player))).json()
+        assert details["seat"] == seat
+    resigned = await (await client.post(f"/api/matches/{m['match_id']}/resign", headers=auth(bob))).json()
+    assert resigned["seat"] == 1 and resigned["winner"] == 0
+    for player, seat in ((ada, 0), (bob, 1)):
+        record = await (await client.get(f"/api/matches/{m['match_id']}/record", headers=auth(player))).json()
+        assert record["seat"] == seat
