@@ -549,6 +549,8 @@ def new_hand(
         raise ValueError("each hand must have ten cards")
     if len(set(all_cards)) != len(all_cards):
         raise ValueError("a card appears twice in the deal")
+    if not st:
+        raise ValueError("the stock must hold at least one card")  # both may pass, then draw
     return HandState(rules, starter, (to_mask(h0), to_mask(h1)), up.index, [c.index for c in st])
 
 

@@ -73,6 +73,18 @@ def test_new_hand_rejects_a_deal_that_is_not_a_deal():
         make(seat0="2c 3c 4c 5h 5d 5s 7c 8c 9c")  # nine cards
     with pytest.raises(ValueError):
         make(starter=2)
+    with pytest.raises(ValueError):
+        make(full=False)  # no stock: after two passes there would be nothing to draw
+
+
+def test_a_seed_always_deals_the_same_cards():
+    # Stored matches replay from their seeds: this deal must never change (Python's Random and
+    # our use of it are pinned here).
+    h = deal(HOUSE, starter=0, seed="golden")
+    assert " ".join(codes(h.hand(0))) == "4h 5h 7c 7h 8h Ac As Js Kd Td"
+    assert " ".join(codes(h.hand(1))) == "2d 2h 3c 4s 5s 9h 9s Jc Kc Th"
+    assert h.upcard.code == "8c"
+    assert [c.code for c in h.stock_order()[:5]] == ["Ad", "6s", "4c", "Qd", "9c"]
 
 
 # --- First turn: the upcard offer -------------------------------------------------------------
