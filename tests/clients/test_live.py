@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import sys
 from pathlib import Path
@@ -24,8 +25,11 @@ from ginrummy_client import (
     knock,
 )
 from ginrummy_client.arena import load_strategy, run_arena
+from ginrummy_client.rest import ws_url_for
 from ginrummy_client.strategies import quick
 from ginrummy_client.terminal import TerminalUI
+from websockets.asyncio.client import connect as ws_connect
+from websockets.asyncio.server import serve as ws_serve
 
 from tests.live_server import free_port, live_server
 
@@ -165,6 +169,63 @@ async def test_a_dropped_connection_mid_hand_resumes_and_applies_nothing_twice(b
         conn.abort()
         await _finish_hand(conn, view.hand_number)
     assert conn.reconnects >= 2
+
+
+class _AckCutter:
+    """A WebSocket relay between the client and the server that can lose an ``ack``: once armed,
+    it cuts both sockets the moment the server sends one, so the action is applied on the server
+    and the client never hears of it: the case a resend under the same id exists for."""
+
+    def __init__(self, upstream: str) -> None:
+        self.upstream = upstream
+        self.armed = False
+        self.cuts = 0
+
+    async def relay(self, client_side) -> None:
+        async with ws_connect(self.upstream) as server_side:
+
+            async def upward() -> None:
+                async for message in client_side:
+                    await server_side.send(message)
+
+            async def downward() -> None:
+                async for message in server_side:
+                    if self.armed and json.loads(message).get("type") == "ack":
+                        self.armed = False
+                        self.cuts += 1
+                        client_side.transport.abort()
+                        return
+                    await client_side.send(message)
+
+            tasks = [asyncio.create_task(upward()), asyncio.create_task(downward())]
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def test_an_ack_lost_with_the_connection_is_recovered_and_the_action_applied_once(base_url):
+    cutter = _AckCutter(ws_url_for(base_url))
+    async with ws_serve(cutter.relay, "127.0.0.1", 0) as relay:
+        relay_url = f"ws://127.0.0.1:{relay.sockets[0].getsockname()[1]}/ws"
+        client = await _player(base_url, "Ada")
+        ticket = await client.create_match(difficulty="easy")
+        async with client.connect(ticket, ws_url=relay_url) as conn:
+            view = await _to_discard_phase(conn)
+            left = view.hand.discard_deadwood
+            action = min((a for a in view.legal_actions if a.kind == "discard"), key=lambda a: left[a.card])
+            cutter.armed = True
+            acked = await asyncio.wait_for(conn.act(action, version=view.version), 20)
+            # Applied before the cut, answered again after the reconnect: a success, not an error.
+            assert cutter.cuts == 1 and conn.reconnects == 1
+            assert acked == view.version + 1
+            while conn.view.version < acked:
+                await conn.next_state(10)
+            hand = conn.view.hand
+            if conn.view.hand_number == view.hand_number:
+                mine = [e for e in hand.history if e.seat == view.seat]
+                assert sum(e.kind == "discard" and e.card == action.card for e in mine) == 1
+                assert action.card not in hand.hand
 
 
 async def test_a_match_carries_on_where_it_stopped_after_the_server_restarts(tmp_path):
