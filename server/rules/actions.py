@@ -25,6 +25,8 @@ from .errors import InvalidActionError
 
 
 class Source(StrEnum):
+    """Where a draw takes its card from."""
+
     STOCK = "stock"
     DISCARD = "discard"
 

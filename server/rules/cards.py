@@ -40,10 +40,12 @@ class Card:
 
     @staticmethod
     def from_index(index: int) -> Card:
+        """The card with internal index ``index`` (0..51)."""
         return DECK[index]
 
     @property
     def index(self) -> int:
+        """Internal index 0..51: suit-major (c d h s), aces low; bit ``index`` of a hand mask."""
         return self.suit * 13 + self.rank - 1
 
     @property
@@ -53,6 +55,7 @@ class Card:
 
     @property
     def code(self) -> str:
+        """Wire/text code: rank char + suit char, e.g. ``"Td"``."""
         return RANKS[self.rank - 1] + SUITS[self.suit]
 
     @property

@@ -21,6 +21,9 @@ from .settle import HandResult
 
 @dataclass(frozen=True, slots=True)
 class SeatTotal:
+    """A seat's final score: hand points, box bonus (classic: 25 per hand won) and game bonus
+    (classic: 100 to the winner, 200 on a shutout)."""
+
     points: int
     box_bonus: int
     game_bonus: int
@@ -40,6 +43,9 @@ class SeatTotal:
 
 @dataclass(frozen=True, slots=True)
 class MatchOutcome:
+    """How a match ended: the winning seat, ``"target"`` (reached 100) or ``"resign"``, and both
+    seats' totals."""
+
     winner: int
     reason: str  # "target" | "resign"
     totals: tuple[SeatTotal, SeatTotal]
@@ -126,14 +132,17 @@ class MatchState:
 
     @property
     def hand_number(self) -> int:
+        """The number of the hand in play (1 for the first)."""
         return len(self.log)
 
     @property
     def is_over(self) -> bool:
+        """Whether the match has an outcome."""
         return self.outcome is not None
 
     @property
     def to_act(self) -> int | None:
+        """The seat to act in the current hand, ``None`` once the match is over."""
         return None if self.is_over else self.hand.to_act
 
     def _deal(self, starter: int) -> HandState:
@@ -153,11 +162,15 @@ class MatchState:
         return hand
 
     def legal_actions(self, seat: int | None = None) -> list[Action]:
+        """The current hand's legal actions (none for a ``seat`` that is not to act)."""
         if self.is_over or (seat is not None and seat != self.hand.to_act):
             return []
         return self.hand.legal_actions()
 
     def apply(self, action: Action, seat: int | None = None) -> MatchState:
+        """Play ``action`` in the current hand (checking it is ``seat``'s turn when given). When
+        the hand ends its score is added, and either the match ends or the next hand is dealt.
+        Errors are those of :meth:`HandState.apply` and leave the match unchanged."""
         if self.is_over:
             raise IllegalActionError("the match is over")
         acting = self.hand.to_act
@@ -203,6 +216,7 @@ class MatchState:
         self._end(1 - seat, "resign")
 
     def view(self, seat: int | None) -> MatchView:
+        """What ``seat`` (``None``: a watcher) may see of the match and of the hand in play."""
         return MatchView(
             self.rules,
             seat,
@@ -228,6 +242,14 @@ class MatchState:
 
     @staticmethod
     def replay(record: dict[str, Any]) -> MatchState:
+        """Rebuild a match from :meth:`record` (also after a JSON round trip).
+
+        >>> m = new_match("house", seed=42)
+        >>> _ = m.apply(m.legal_actions()[1]).apply(m.legal_actions()[1])  # both pass the upcard
+        >>> again = MatchState.replay(m.record())
+        >>> again.view(0) == m.view(0), again.hand.stock_order() == m.hand.stock_order()
+        (True, True)
+        """
         m = MatchState(RULES[record["rules"]], record["seed"], record["first_starter"])
         for seat, wire in record["actions"]:
             m.apply(Action.from_wire(wire), seat)
@@ -237,7 +259,13 @@ class MatchState:
 
 
 def new_match(rules: Rules | str, seed: int | str, first_starter: int | None = None) -> MatchState:
-    """Start a match; ``rules`` is a preset or its name (``"house"``, ``"classic"``)."""
+    """Start a match; ``rules`` is a preset or its name (``"house"``, ``"classic"``). The seed
+    decides every deal (and the first starter unless given): take it from ``secrets``.
+
+    >>> m = new_match("classic", seed="a seed", first_starter=1)
+    >>> m.hand_number, m.to_act, m.scores, m.view(None).to_wire()["hand"]["stock_count"]
+    (1, 1, [0, 0], 31)
+    """
     return MatchState(RULES[rules] if isinstance(rules, str) else rules, seed, first_starter)
 
 

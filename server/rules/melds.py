@@ -24,6 +24,8 @@ FULL_SUIT = (1 << 13) - 1
 
 
 class MeldKind(StrEnum):
+    """A set (3-4 cards of a rank) or a run (3+ consecutive ranks of a suit)."""
+
     SET = "set"
     RUN = "run"
 

@@ -22,6 +22,14 @@ class StarterRule(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Rules:
+    """A rule preset: the numbers of RULES.md for one variant.
+
+    >>> RULES["classic"].box_bonus, RULES["house"].box_bonus, RULES["house"].knock_limit
+    (25, 0, 10)
+    >>> RULES["house"]
+    RULES['house']
+    """
+
     name: str
     description: str
     target: int

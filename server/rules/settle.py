@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 
 class ResultKind(StrEnum):
+    """How a hand ended. An undercut is won by the defender; a dead hand by nobody."""
+
     GIN = "gin"
     KNOCK = "knock"
     UNDERCUT = "undercut"
@@ -47,6 +49,11 @@ class Layoff:
 
 @dataclass(frozen=True, slots=True)
 class HandResult:
+    """How a hand ended: ``kind`` (gin, knock, undercut, dead), the ``winner`` seat (``None``
+    for a dead hand) and the ``points`` it scores, the ``knocker``, both hands revealed, each
+    seat's melds and unmatched cards, and the defender's layoffs (``meld`` indexes the
+    knocker's melds, in the order the cards were laid off)."""
+
     kind: ResultKind
     winner: int | None
     points: int
