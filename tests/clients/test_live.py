@@ -353,6 +353,28 @@ async def test_the_terminal_client_plays_a_hand_driven_through_its_input(base_ur
     assert summary.status == "active" and summary.hand_number >= 2
 
 
+async def test_the_terminal_client_shows_a_watcher_every_move(base_url):
+    client = await _player(base_url, "Ada")
+    ticket = await client.create_match(difficulty="easy")
+    out: list[str] = []
+
+    async def nothing(prompt: str) -> None:
+        raise AssertionError("a watcher is never asked for input")
+
+    async with client.connect(ticket, token=ticket.watch_token) as watch, client.connect(ticket) as conn:
+        ui = asyncio.create_task(TerminalUI(watch, nothing, out.append).run())
+        await _finish_hand(conn, 1)
+        await asyncio.sleep(0.2)
+        ui.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await ui
+    text = "\n".join(out)
+    assert "=== Hand 1 · house rules" in text and "Ada: " in text and "Computer (Easy): " in text
+    assert "Ada discarded " in text or "Ada knocked" in text
+    assert "Your hand" not in text  # a watcher has no hand
+    assert "--- Hand 1: " in text
+
+
 def test_the_terminal_client_runs_from_the_command_line(base_url):
     import subprocess
 

@@ -1,5 +1,6 @@
-"""Command line: ``python -m ginrummy_client play ...`` (the terminal client) and
-``python -m ginrummy_client arena ...`` (a strategy against the computer, N matches).
+"""Command line: ``python -m ginrummy_client play ...`` (the terminal client), ``watch ...``
+(follow a match with its watch token) and ``arena ...`` (a strategy against the computer,
+N matches).
 
 The server defaults to ``$GINRUMMY_SERVER`` or http://127.0.0.1:8080.
 """
@@ -37,6 +38,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--rules", choices=("house", "classic"), default="house", help="rule preset")
     play.add_argument("--join", metavar="INVITE", help="join a friend's match: the invite URL or MATCH:CODE")
     play.add_argument("--match", metavar="MATCH_ID", help="come back to a match of yours (needs --token)")
+
+    watch = sub.add_parser("watch", help="watch a match (with its watch token)")
+    watch.add_argument("--server", default=DEFAULT_SERVER, help="server base URL (default %(default)s)")
+    watch.add_argument("--match", metavar="MATCH_ID", required=True)
+    watch.add_argument("--watch-token", required=True, help="the match's watch token (its creator has it)")
 
     arena = sub.add_parser("arena", help="run a strategy against the computer for N matches")
     arena.add_argument("--server", default=DEFAULT_SERVER, help="server base URL (default %(default)s)")
@@ -76,6 +82,11 @@ async def _play(args: argparse.Namespace) -> int:
                 f"(they run: python -m ginrummy_client play --server {args.server} --join '{invite}')"
             )
             print(note)
+        if ticket.watch_token:
+            print(
+                f"Watch it: python -m ginrummy_client watch --server {args.server} "
+                f"--match {match_id} --watch-token {ticket.watch_token}"
+            )
     print(f"Match {match_id}. Type h for help.")
     read = stdin_reader()
     ui = TerminalUI(conn, read, print, resign=lambda: client.resign(match_id), waiting_note=note)
@@ -86,6 +97,18 @@ async def _play(args: argparse.Namespace) -> int:
             f"To come back: python -m ginrummy_client play --server {args.server} "
             f"--token {client.token} --match {match_id}"
         )
+    return 0
+
+
+async def _watch(args: argparse.Namespace) -> int:
+    client = GinRummyClient(args.server)
+    conn = client.connect(args.match, token=args.watch_token)
+
+    async def no_input(prompt: str) -> None:  # a watcher is never asked anything
+        return None
+
+    async with conn:
+        await TerminalUI(conn, no_input, print).run()
     return 0
 
 
@@ -106,7 +129,7 @@ async def _arena(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    runner = _play if args.command == "play" else _arena
+    runner = {"play": _play, "watch": _watch, "arena": _arena}[args.command]
     try:
         return asyncio.run(runner(args))
     except KeyboardInterrupt:

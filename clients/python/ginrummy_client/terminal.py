@@ -254,6 +254,14 @@ def _cards(n: int) -> str:
     return f"{n} card" if n == 1 else f"{n} cards"
 
 
+def last_move(view: MatchView) -> str | None:
+    """The latest event of the hand, for a watcher: ``"Ada discarded 7h."``."""
+    if view.hand is None or not view.hand.history:
+        return None
+    e = view.hand.history[-1]
+    return f"{view.name(e.seat)} {describe_event(view, e)}."
+
+
 def render_table(view: MatchView, drawn: str | None = None) -> str:
     """The whole table as the seat sees it, ending with the line saying what to do now.
     ``drawn`` names the card this seat just drew from the stock (the view shows it only as
@@ -281,7 +289,7 @@ def render_table(view: MatchView, drawn: str | None = None) -> str:
         opp = view.opponent
         if opp is not None and opp.kind == "human" and opp.connected is False:
             lines.append(f"({opp.name} is disconnected)")
-        moves = opponent_moves(view)
+        moves = opponent_moves(view) if view.seat is not None else last_move(view)
         if moves:
             lines.append(moves)
         if view.seat is not None and hand.hand:
@@ -425,6 +433,9 @@ class TerminalUI:
                     self.write("Waiting for your opponent to join.")
                     if self.waiting_note:
                         self.write(self.waiting_note)
+                continue
+            if view.seat is None:  # watching: every change is news
+                self.write(render_table(view))
                 continue
             if not view.my_turn:
                 # The other seat is moving: one line while it does. The full table, with what
