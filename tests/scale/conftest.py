@@ -5,6 +5,7 @@ afterwards, so runs never see each other's matches."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 import secrets
 from collections.abc import AsyncIterator
@@ -21,10 +22,12 @@ def _reachable(dsn: str) -> str | None:
         conn = await asyncpg.connect(dsn, timeout=3)
         await conn.close()
 
-    try:
-        asyncio.run(probe())
-    except Exception as e:
-        return f"{type(e).__name__}: {e}"
+    # In a thread of its own: the fixture may first be asked for from inside a running loop.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        try:
+            pool.submit(asyncio.run, probe()).result()
+        except Exception as e:
+            return f"{type(e).__name__}: {e}"
     return None
 
 

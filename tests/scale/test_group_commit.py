@@ -1,0 +1,154 @@
+"""Group commit: many matches' writes share transactions, yet each is still all-or-nothing at
+its expected version, a bad change never takes the others down, and on Postgres exactly the
+committed changes are announced."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from datetime import UTC, datetime
+
+import pytest
+
+from server.service.ports import Change, FinishedHand, MatchMeta, PlayerRecord, StoredAction
+from server.storage import create_engine, upgrade
+from server.storage.group_commit import GroupCommitStore
+from server.storage.notify import PostgresBroadcaster
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def meta(match_id: str, player_id: str, version: int = 0) -> MatchMeta:
+    return MatchMeta(
+        match_id=match_id,
+        rules="house",
+        opponent="computer",
+        difficulty="normal",
+        seed=secrets.token_hex(8),
+        first_starter=0,
+        status="active",
+        version=version,
+        seat_ids=[player_id, None],
+        seat_names=["Ada", None],
+        watch_token_hash=secrets.token_hex(32),
+        invite_hash=None,
+        hand_number=1,
+        scores=[0, 0],
+        hands_won=[0, 0],
+        winner=None,
+        resigned=None,
+        outcome=None,
+        created_at=now(),
+        updated_at=now(),
+    )
+
+
+def step(m: MatchMeta, seq: int, client_id: str | None = None, hand: bool = False) -> Change:
+    new = m.copy()
+    new.version += 1
+    new.scores = [new.scores[0] + 1, 0]
+    action = StoredAction(seq, 0, {"kind": "draw", "source": "stock"}, client_id, new.version, now())
+    hands = (FinishedHand(1, 0, "knock", 0, 0, 7, {"kind": "knock"}, now()),) if hand else ()
+    return Change(m.version, new, action, hands)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database_url(request, tmp_path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite+aiosqlite:///{tmp_path / 'gc.db'}"
+    return request.getfixturevalue("fresh_database")
+
+
+@pytest.fixture
+async def store(database_url):
+    engine = create_engine(database_url)
+    await upgrade(engine)
+    s = GroupCommitStore(engine, notify_channel="gin_gc_test")
+    try:
+        yield s
+    finally:
+        await s.close()
+        await engine.dispose()
+
+
+async def matches(store: GroupCommitStore, n: int) -> list[MatchMeta]:
+    player = PlayerRecord("p_" + secrets.token_hex(4), "Ada", secrets.token_hex(32), now())
+    await store.create_player(player)
+    out = [meta(f"m_{i}_{secrets.token_hex(3)}", player.player_id) for i in range(n)]
+    for m in out:
+        await store.create_match(m)
+    return out
+
+
+async def test_concurrent_writes_to_many_matches_all_land_in_fewer_transactions(store):
+    ms = await matches(store, 60)
+    for seq in (1, 2, 3):
+        results = await asyncio.gather(*(store.commit(step(m, seq, f"c{seq}")) for m in ms))
+        assert results == [True] * 60
+        ms = [(await store.load_match(m.match_id))[0] for m in ms]
+    assert store.changes == 180 and store.batches < 180 / 5
+    for m in ms:
+        loaded, actions = await store.load_match(m.match_id)
+        assert loaded.version == 3 and loaded.scores == [3, 0]
+        assert [(a.seq, a.version, a.client_id) for a in actions] == [
+            (1, 1, "c1"),
+            (2, 2, "c2"),
+            (3, 3, "c3"),
+        ]
+
+
+async def test_a_change_at_a_stale_version_writes_nothing_and_the_rest_of_its_batch_lands(store):
+    a, b, c = await matches(store, 3)
+    assert await store.commit(step(b, 1))
+    # b is now at version 1; a change still expecting 0 is stale.
+    results = await asyncio.gather(
+        store.commit(step(a, 1)), store.commit(step(b, 1, hand=True)), store.commit(step(c, 1, hand=True))
+    )
+    assert results == [True, False, True]
+    b_meta, b_actions = await store.load_match(b.match_id)
+    assert b_meta.version == 1 and len(b_actions) == 1
+    assert await store.finished_hands(b.match_id) == []
+    assert len(await store.finished_hands(c.match_id)) == 1
+
+
+async def test_a_change_that_breaks_a_constraint_fails_alone(store):
+    a, b = await matches(store, 2)
+    assert await store.commit(step(a, 1, "same-id"))
+    a1 = (await store.load_match(a.match_id))[0]
+    # The same client id again from the same seat violates (match_id, seat, client_id).
+    results = await asyncio.gather(
+        store.commit(step(a1, 2, "same-id")), store.commit(step(b, 1, "other")), return_exceptions=True
+    )
+    assert results[0] is False or isinstance(results[0], Exception)
+    assert results[1] is True
+    assert (await store.load_match(a.match_id))[0].version == 1
+    assert (await store.load_match(b.match_id))[0].version == 1
+
+
+@pytest.mark.postgres
+async def test_on_postgres_exactly_the_committed_changes_are_announced(postgres_admin, fresh_database):
+    engine = create_engine(fresh_database)
+    await upgrade(engine)
+    store = GroupCommitStore(engine, notify_channel="gin_gc_announce")
+    heard: list[tuple[str, int]] = []
+    listener = await PostgresBroadcaster.connect(
+        fresh_database, channel="gin_gc_announce", transactional=True
+    )
+    listener.listen(lambda m, v: heard.append((m, v)))
+    try:
+        a, b = await matches(store, 2)
+        assert await store.commit(step(b, 1))
+        results = await asyncio.gather(store.commit(step(a, 1)), store.commit(step(b, 1)))
+        assert results == [True, False]
+        for _ in range(50):
+            if len(heard) >= 2:
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.2)
+        assert sorted(heard) == sorted([(b.match_id, 1), (a.match_id, 1)])
+    finally:
+        await listener.close()
+        await store.close()
+        await engine.dispose()
