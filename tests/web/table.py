@@ -58,7 +58,7 @@ def knock_button(page: Page):
 
 def not_busy(page: Page) -> None:
     """Wait until the table has the server's answer to our last action."""
-    expect(page.locator(".felt")).not_to_have_attribute("aria-busy", "true")
+    expect(page.get_by_role("region", name="Card table")).not_to_have_attribute("aria-busy", "true")
 
 
 @dataclass

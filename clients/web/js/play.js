@@ -71,7 +71,7 @@ export function mountPlay(root, { matchId, watchToken = null }) {
   const dialog = h("dialog", { class: "result-dialog", "aria-labelledby": "result-title" });
   const felt = h(
     "div",
-    { class: "felt" },
+    { class: "felt", role: "region", "aria-label": "Card table" },
     opponent,
     piles,
     statusLine,
