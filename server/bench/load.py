@@ -506,9 +506,14 @@ async def wait_healthy(url: str, process: subprocess.Popen[bytes] | None, timeou
 
 
 def start_server(
-    database_url: str, log_dir: Path, env: dict[str, str] | None = None, port: int | None = None
+    database_url: str,
+    log_dir: Path,
+    env: dict[str, str] | None = None,
+    port: int | None = None,
+    profile: Path | None = None,
 ) -> Server:
-    """``python -m server`` on loopback (a free port unless given), its output in ``log_dir``."""
+    """``python -m server`` on loopback (a free port unless given), its output in ``log_dir``;
+    under cProfile, writing ``profile`` when it stops, if given."""
     port = port or free_port()
     log_path = log_dir / f"server-{port}.log"
     full_env = {
@@ -518,8 +523,9 @@ def start_server(
         **(env or {}),
     }
     with open(log_path, "ab") as log:
+        profiler = ["-m", "cProfile", "-o", str(profile)] if profile else []
         process = subprocess.Popen(
-            [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port)],
+            [sys.executable, *profiler, "-m", "server", "--host", "127.0.0.1", "--port", str(port)],
             cwd=ROOT,
             env=full_env,
             stdout=log,
@@ -747,6 +753,20 @@ def _measure_memory_subprocess(matches: int) -> dict[str, Any]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def summarize_profiles(paths: list[Path], top: int = 25) -> list[str]:
+    """The functions where the servers spent their time (own time, then cumulative)."""
+    import io
+    import pstats
+
+    if not paths:
+        return []
+    out = io.StringIO()
+    stats = pstats.Stats(*(str(p) for p in paths), stream=out)
+    stats.sort_stats("tottime").print_stats(top)
+    stats.sort_stats("cumulative").print_stats(top)
+    return out.getvalue().splitlines()
+
+
 # --- the run ---------------------------------------------------------------------------------
 
 
@@ -799,6 +819,7 @@ class Options:
     seed: int = 1
     json_path: str | None = None
     server_env: dict[str, str] = field(default_factory=dict)
+    profile: str | None = None
 
 
 async def run(opts: Options) -> dict[str, Any]:
@@ -821,7 +842,13 @@ async def run(opts: Options) -> dict[str, Any]:
                 env = {"GINRUMMY_BOT_DELAY": str(opts.bot_delay), **opts.server_env}
                 if opts.database == "postgres" and opts.servers > 1:
                     env.setdefault("GINRUMMY_BROADCAST", "postgres")
-                servers = [start_server(database_url, log_dir, env) for _ in range(opts.servers)]
+                profiles = [
+                    Path(opts.profile) / f"server{i}.prof" if opts.profile else None
+                    for i in range(opts.servers)
+                ]
+                if opts.profile:
+                    Path(opts.profile).mkdir(parents=True, exist_ok=True)
+                servers = [start_server(database_url, log_dir, env, profile=p) for p in profiles]
                 for s in servers:
                     stack.callback(stop_server, s)
                 await asyncio.gather(*(wait_healthy(s.url, s.process) for s in servers))
@@ -833,6 +860,8 @@ async def run(opts: Options) -> dict[str, Any]:
             report["server_tracebacks"] = sum(text.count("Traceback") for text in logs)
         if opts.echo_duration > 0:
             report["echo"] = await echo_floor(opts.matches, opts.echo_duration, log_dir)
+    if opts.profile:
+        report["profile"] = summarize_profiles(sorted(Path(opts.profile).glob("server*.prof")))
     if opts.memory_matches > 0:
         report["tracemalloc"] = await asyncio.to_thread(_measure_memory_subprocess, opts.memory_matches)
     report["verdict"] = verdict(report)
@@ -1042,6 +1071,9 @@ def format_report(report: dict[str, Any]) -> str:
             f"memory: tracemalloc in-process: {t['bytes_per_match'] / 1024:.1f} KB per live match "
             f"({t['matches']} matches)"
         )
+    if report.get("profile"):
+        lines.append("server profile (cProfile, all server processes):")
+        lines += ["  " + line for line in report["profile"]]
     if "server_tracebacks" in report:
         lines.append(f"tracebacks in the server logs: {report['server_tracebacks']}")
     lines.append("targets:")
@@ -1077,6 +1109,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--postgres-admin", default=DEFAULT_POSTGRES_ADMIN, help="DSN to create the database with")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", dest="json_path", help="also write the report as JSON here")
+    p.add_argument("--profile", help="run the started servers under cProfile, writing to this folder")
     p.add_argument("--serve-echo", type=int, help=argparse.SUPPRESS)
     p.add_argument("--measure-memory", type=int, help=argparse.SUPPRESS)
     return p
@@ -1125,6 +1158,7 @@ def main(argv: list[str] | None = None) -> int:
         postgres_admin=args.postgres_admin,
         seed=args.seed,
         json_path=args.json_path,
+        profile=args.profile,
     )
     report = asyncio.run(run(opts))
     print(format_report(report))
