@@ -4,6 +4,7 @@ against views the rules engine produces in the wire shape (no server, no network
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 from ginrummy_client import (
@@ -14,8 +15,10 @@ from ginrummy_client import (
     Action,
     BadRequest,
     Conflict,
+    ConnectionLost,
     HandResult,
     IllegalAction,
+    MatchConnection,
     MatchView,
     NotFound,
     NotYourTurn,
@@ -42,6 +45,7 @@ from hypothesis import strategies as st
 from server.rules import RULES, Card, Pass, new_hand, new_match
 from server.rules import Action as EngineAction
 from server.rules import deadwood as engine_deadwood
+from tests.live_server import free_port
 
 from .engine_views import wire_view
 
@@ -295,3 +299,13 @@ def test_typing_a_card_just_taken_from_the_discard_pile_is_explained():
     with pytest.raises(CommandError, match="don't hold"):
         parse_command("x " + next(c for c in ALL_CODES if c not in view.hand.hand), view)
     assert "*" in render_table(view)
+
+
+async def test_connecting_where_no_server_listens_fails_fast_with_connection_lost():
+    conn = MatchConnection(f"ws://127.0.0.1:{free_port()}/ws", "m_nowhere", "token")
+    started = time.monotonic()
+    with pytest.raises(ConnectionLost, match="cannot reach"):
+        await conn.open()
+    assert time.monotonic() - started < 5
+    with pytest.raises(ConnectionLost):
+        await conn.next_state()

@@ -51,6 +51,10 @@ Strategy = Callable[[MatchView], "Action | Mapping[str, Any] | Awaitable[Action 
 """A bot's brain: the view of its seat when it must act -> one of ``view.legal_actions``."""
 
 
+STABLE_AFTER = 5.0
+"""Seconds a connection must have worked for its drop to count as a new outage."""
+
+
 class _End:
     """Queue marker: no state will come any more."""
 
@@ -348,8 +352,11 @@ class MatchConnection:
                 except (OSError, TimeoutError, WebSocketException) as exc:
                     exc_text = str(exc) or type(exc).__name__
                 else:
+                    opened = time.monotonic()
                     got_state = await self._serve(ws)
-                    if got_state:
+                    # A connection that worked for a while starts a fresh series of attempts;
+                    # one the server keeps closing at once does not, so it cannot loop forever.
+                    if got_state and time.monotonic() - opened >= STABLE_AFTER:
                         attempt = 0
                     if self._closing:
                         break
@@ -359,9 +366,18 @@ class MatchConnection:
                         early = self._early_error
                         failure = early or server_error(wire_code, f"{words} (close code {code})")
                         break
+                    if code == 1000 and self.view is not None and self.view.is_over:
+                        failure = ConnectionLost("the server closed the connection: the match is over")
+                        break
                     exc_text = f"closed with code {code}" if code is not None else "connection lost"
                 attempt += 1
-                if not self.reconnect or attempt > self.max_reconnect_attempts:
+                # Until a first state arrives, the address itself may be wrong: give up sooner.
+                limit = (
+                    self.max_reconnect_attempts
+                    if self.view is not None
+                    else min(2, self.max_reconnect_attempts)
+                )
+                if not self.reconnect or attempt > limit:
                     failure = ConnectionLost(f"cannot reach {self.ws_url} ({exc_text})")
                     break
                 self._status("reconnecting")
