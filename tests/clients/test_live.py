@@ -353,6 +353,22 @@ async def test_the_terminal_client_plays_a_hand_driven_through_its_input(base_ur
     assert summary.status == "active" and summary.hand_number >= 2
 
 
+async def test_resigning_from_the_terminal_ends_the_match_for_the_other_seat(base_url):
+    client = await _player(base_url, "Ada")
+    ticket = await client.create_match(difficulty="normal")
+    out: list[str] = []
+
+    async def read(prompt: str) -> str:
+        return "resign"
+
+    async with client.connect(ticket) as conn:
+        ui = TerminalUI(conn, read, out.append, resign=lambda: client.resign(ticket.match_id))
+        final = await asyncio.wait_for(ui.run(), 30)
+    assert final is not None and final.outcome.reason == "resign"
+    assert final.outcome.winner == 1 - ticket.seat
+    assert "Computer (Normal) wins the match. (You resigned) ===" in "\n".join(out)
+
+
 async def test_the_terminal_client_shows_a_watcher_every_move(base_url):
     client = await _player(base_url, "Ada")
     ticket = await client.create_match(difficulty="easy")
