@@ -70,6 +70,11 @@ def view_payload(
 ) -> dict[str, Any]:
     """The ``view`` of a ``state`` message for ``seat`` (None: a watcher's public view)."""
     match_view = state.view(seat).to_wire()
+    if meta.status != "active":
+        # Waiting for the second player, or over (a resignation leaves a hand unfinished):
+        # nothing may be sent, so nothing is offered.
+        match_view["hand"]["legal_actions"] = []
+        match_view["hand"]["discard_deadwood"] = {}
     return {
         "match_id": meta.match_id,
         "status": meta.status,
