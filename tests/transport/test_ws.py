@@ -342,6 +342,7 @@ async def test_acting_in_a_waiting_or_finished_match_is_illegal(make_client):
         state["view"]["status"] == "waiting"
         and state["view"]["status_line"] == "Waiting for an opponent to join"
     )
+    assert state["view"]["hand"]["legal_actions"] == [] and state["view"]["hand"]["discard_deadwood"] == {}
     msg_id = await sock.act({"kind": "pass"})
     await expect_error(sock, "illegal_action", msg_id)
 
@@ -353,6 +354,7 @@ async def test_acting_in_a_waiting_or_finished_match_is_illegal(make_client):
     over = await s2.recv_until("state")
     assert over["view"]["status"] == "finished" and over["view"]["outcome"]["reason"] == "resign"
     assert over["view"]["status_line"] == "You resigned: Computer (Normal) wins the match"
+    assert over["view"]["hand"]["legal_actions"] == []
     msg_id = await s2.act({"kind": "pass"})
     await expect_error(s2, "illegal_action", msg_id)
 
