@@ -598,6 +598,14 @@ class MatchService:
                 cache[sub.seat] = self.state_message(live, sub.seat)
             sub.deliver(cache[sub.seat])
 
+    async def resync(self) -> None:
+        """Check every match in memory against the store and catch up on any that another
+        process changed (for a broadcaster that may have missed notifications)."""
+        for live in list(self._live.values()):
+            meta = await self.store.load_meta(live.match_id)
+            if meta is not None and meta.version > live.meta.version:
+                await self._on_change(live.match_id, meta.version)
+
     async def _on_change(self, match_id: str, version: int) -> None:
         """Another process changed ``match_id``: refresh our copy and tell our clients."""
         live = self._live.get(match_id)
@@ -749,9 +757,18 @@ class MatchService:
             return False
         view = live.state.hand.view(COMPUTER_SEAT)
         started = time.perf_counter()
-        # A strong bot may think for a while: off the event loop, so other matches keep moving.
-        action = await asyncio.to_thread(live.bot.choose, view)
+        try:
+            # A strong bot may think for a while: off the event loop, so other matches move on.
+            action = await asyncio.to_thread(live.bot.choose, view)
+        except Exception:
+            log.exception("computer failed to choose; playing a fallback", extra={"match_id": live.match_id})
+            action = None
         self.metrics.bot_seconds.observe(time.perf_counter() - started)
+        if action not in view.legal_actions:
+            # A broken bot must not stall the match: play the first legal action instead.
+            if action is not None:
+                log.error("computer chose an illegal action", extra={"match_id": live.match_id})
+            action = view.legal_actions[0]
         await self._apply(live, COMPUTER_SEAT, action, None, None)
         return True
 

@@ -184,3 +184,51 @@ async def test_a_match_against_the_computer_is_played_by_the_service_to_its_end(
     reloaded = await MatchService(SqlStore(engine))._get(live.match_id)
     assert reloaded.state.scores == live.state.scores and reloaded.meta.version == live.meta.version
     await service.close()
+
+
+async def test_a_broken_computer_still_moves_so_the_match_never_stalls(engine):
+    class Broken:
+        def __init__(self, level, seed):
+            self.calls = 0
+
+        def choose(self, view):
+            self.calls += 1
+            if self.calls % 2:
+                raise RuntimeError("bot bug")
+            return {"kind": "not an action"}
+
+    service = MatchService(SqlStore(engine), bot_delay=0, bot_factory=Broken)
+    ada, _ = await service.create_player("Ada")
+    created = await service.create_match(ada)
+    live = await service._get(created.meta.match_id)
+    store = SqlStore(engine)
+    for _ in range(1000):  # play our turns until the computer has had one
+        _, actions = await store.load_match(live.match_id)
+        if any(a.seat == 1 for a in actions):
+            break
+        async with live.lock:
+            version, legal = live.meta.version, live.state.legal_actions(0)
+        if legal:
+            await service.act(live, 0, None, version, legal[0].to_wire())
+        else:
+            await asyncio.sleep(0.01)
+    else:
+        raise AssertionError("the computer never moved")
+    assert live.bot.calls >= 1
+    await service.close()
+
+
+async def test_resync_catches_up_on_a_change_whose_news_was_lost(engine):
+    one = MatchService(SqlStore(engine), bot_delay=0)
+    live, *_ = await human_match(one)
+    two = MatchService(SqlStore(engine), bot_delay=0)  # no shared broadcaster: news is lost
+    other = await two._get(live.match_id)
+    watcher = Recorder(None)
+    await two.subscribe(other, watcher)
+    await one.act(live, live.state.to_act, "a", live.meta.version, {"kind": "pass"})
+    assert other.meta.version == live.meta.version - 1
+    await two.resync()
+    assert other.meta.version == live.meta.version
+    assert watcher.messages[-1]["version"] == live.meta.version
+    await one.close()
+    await two.close()
