@@ -58,7 +58,9 @@ def knock_button(page: Page):
 
 def not_busy(page: Page) -> None:
     """Wait until the table has the server's answer to our last action."""
-    expect(page.get_by_role("region", name="Card table")).not_to_have_attribute("aria-busy", "true")
+    # include_hidden: the table is put away once the match is over.
+    table = page.get_by_role("region", name="Card table", include_hidden=True)
+    expect(table).not_to_have_attribute("aria-busy", "true")
 
 
 @dataclass

@@ -130,8 +130,12 @@ def test_the_rules_page_explains_the_game_and_the_computer(server, new_page):
 def test_the_table_fits_a_360_pixel_phone_with_the_hand_on_more_rows(server, new_page):
     page = new_page(viewport={"width": 360, "height": 640}, has_touch=True, is_mobile=True)
     start_vs_computer(page, server, name="Ada", difficulty="Hard", rules="Classic rules")
+    # Measure once the computer is done, so no new state redraws the table meanwhile.
+    expect(status_line(page)).to_contain_text("Your turn")
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
-    rows = {round(card.bounding_box()["y"]) for card in hand_cards(page).all()}
+    rows = set(
+        hand_cards(page).evaluate_all("els => els.map(e => Math.round(e.getBoundingClientRect().top))")
+    )
     assert len(rows) >= 2, rows
     for control in (
         page.get_by_role("button", name=re.compile(r"^Stock")),
