@@ -19,6 +19,7 @@ from server.service.views import summary
 
 from .app import json_response
 from .keys import LIMITER, METRICS, SERVICE, SETTINGS
+from .messages import protocol_schema
 from .openapi import docs_page, openapi_document
 from .wire import CreateMatch, CreatePlayer, JoinMatch, decode_body
 
@@ -139,7 +140,12 @@ async def list_matches(request: web.Request) -> web.Response:
         offset=offset,
     )
     return json_response(
-        {"matches": [summary(m, player.player_id) for m in metas], "total": total, "limit": limit, "offset": offset}
+        {
+            "matches": [summary(m, player.player_id) for m in metas],
+            "total": total,
+            "limit": limit,
+            "offset": offset,
+        }
     )
 
 
@@ -180,6 +186,11 @@ async def rules(request: web.Request) -> web.Response:
 @routes.get("/api/openapi.json")
 async def openapi(request: web.Request) -> web.Response:
     return json_response(openapi_document())
+
+
+@routes.get("/api/protocol.schema.json")
+async def protocol_schema_document(request: web.Request) -> web.Response:
+    return json_response(protocol_schema())
 
 
 @routes.get("/api/docs")

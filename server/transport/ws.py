@@ -29,6 +29,7 @@ from server.service.errors import (
     StaleVersion,
     TooLarge,
     Unauthorized,
+    Unavailable,
 )
 
 from .keys import METRICS, SERVICE, SETTINGS, SOCKETS
@@ -138,19 +139,28 @@ class Connection:
             self.metrics.ws_messages.labels("invalid").inc()
             self.error(e, message_id(data))
             return self._tolerable()
-        match message:
-            case Hello():
-                self.metrics.ws_messages.labels("hello").inc()
-                return await self._hello(message)
-            case Act():
-                self.metrics.ws_messages.labels("act").inc()
-                await self._act(message)
-                return self._tolerable()
-            case Ping():
-                self.metrics.ws_messages.labels("ping").inc()
-                self.send({"type": "pong"})
-                self.errors_in_a_row = 0
-                return True
+        try:
+            match message:
+                case Hello():
+                    self.metrics.ws_messages.labels("hello").inc()
+                    return await self._hello(message)
+                case Act():
+                    self.metrics.ws_messages.labels("act").inc()
+                    await self._act(message)
+                    return self._tolerable()
+                case Ping():
+                    self.metrics.ws_messages.labels("ping").inc()
+                    self.send({"type": "pong"})
+                    self.errors_in_a_row = 0
+                    return True
+        except Exception:
+            # A database failure, say. An act may be retried with the same id: if it did land,
+            # the repeat is answered with its ack.
+            match_id = self.live.match_id if self.live is not None else None
+            log.exception("message failed", extra={"match_id": match_id})
+            msg_id = message.id if isinstance(message, Act) else None
+            self.error(Unavailable("the server could not handle this message now; try again"), msg_id)
+            return self._tolerable()
         return True  # pragma: no cover (the decoder admits nothing else)
 
     def _tolerable(self) -> bool:

@@ -14,6 +14,7 @@ from aiohttp import WSMsgType
 from aiohttp.test_utils import TestClient
 
 from server.rules import RULES, Action, deadwood, new_hand
+from server.transport.messages import check_server_message
 
 CARD = re.compile(r"\b[A2-9TJQK][cdhs]\b")
 
@@ -55,6 +56,7 @@ class Socket:
         msg = await self.ws.receive(timeout=timeout)
         if msg.type != WSMsgType.TEXT:
             raise ConnectionError(f"socket closed: {msg.type} {msg.data} {msg.extra}")
+        check_server_message(msg.data)  # exactly as documented, or this raises
         data = msg.json()
         self.messages.append(data)
         if data["type"] == "state":

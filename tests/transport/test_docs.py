@@ -9,6 +9,7 @@ from pathlib import Path
 
 from server.service import errors
 from server.transport import ws
+from server.transport.messages import protocol_schema
 from server.transport.wire import client_message_schema
 
 PROTOCOL = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
@@ -21,20 +22,10 @@ def test_the_documented_client_message_schema_is_the_one_the_server_uses():
     assert documented == client_message_schema()
 
 
-def test_every_documented_websocket_error_code_exists():
+def test_the_documented_websocket_error_codes_are_exactly_the_servers():
     text = PROTOCOL.read_text(encoding="utf-8")
-    listed = re.search(r"Error codes: (.*?)\. An error never", text, re.S).group(1)
-    codes = set(re.findall(r"`(\w+)`(?! from)", listed))
-    known = {
-        cls.code
-        for cls in vars(errors).values()
-        if isinstance(cls, type) and issubclass(cls, errors.ServiceError)
-    }
-    known |= {
-        cls.ws_code
-        for cls in vars(errors).values()
-        if isinstance(cls, type) and issubclass(cls, errors.ServiceError) and cls.ws_code
-    }
+    table = text.split("Error codes:", 1)[1].split("\n\n", 2)[1]
+    codes = set(re.findall(r"^\| `(\w+)` \|", table, re.M))
     assert codes == {
         "bad_message",
         "unauthorized",
@@ -44,8 +35,15 @@ def test_every_documented_websocket_error_code_exists():
         "stale_version",
         "rate_limited",
         "too_large",
+        "unavailable",
     }
-    assert codes <= known
+    ws_codes = {
+        cls.ws_code or cls.code
+        for cls in vars(errors).values()
+        if isinstance(cls, type) and issubclass(cls, errors.ServiceError)
+    }
+    assert codes <= ws_codes
+    assert codes == _error_codes()
 
 
 def test_the_documented_close_codes_are_the_servers():
@@ -62,3 +60,25 @@ def test_the_documented_close_codes_are_the_servers():
         ws.CLOSE_SLOW_CONSUMER,
     }
     assert documented == used
+
+
+def test_the_schema_file_is_the_servers_message_definitions():
+    path = PROTOCOL.with_name("protocol.schema.json")
+    assert json.loads(path.read_text(encoding="utf-8")) == protocol_schema(), (
+        "regenerate: python -c 'import json; from server.transport.messages import protocol_schema; "
+        "print(json.dumps(protocol_schema(), indent=2))' > docs/protocol.schema.json"
+    )
+
+
+async def test_the_schema_is_served(make_client):
+    client = await make_client()
+    r = await client.get("/api/protocol.schema.json")
+    assert r.status == 200 and (await r.json()) == protocol_schema()
+
+
+def _error_codes() -> set[str]:
+    import typing
+
+    from server.transport.messages import Error
+
+    return set(typing.get_args(typing.get_type_hints(Error)["code"]))

@@ -341,7 +341,9 @@ async def test_every_summary_says_the_callers_seat(make_client):
     ada, bob = await new_player(client, "Ada"), await new_player(client, "Ada")  # same name, two players
     m = await new_match(client, ada, opponent="human")
     assert m["seat"] == 0
-    r = await client.post(f"/api/matches/{m['match_id']}/join", json={"invite": m["invite"]["code"]}, headers=auth(bob))
+    r = await client.post(
+        f"/api/matches/{m['match_id']}/join", json={"invite": m["invite"]["code"]}, headers=auth(bob)
+    )
     assert (await r.json())["seat"] == 1
     for player, seat in ((ada, 0), (bob, 1)):
         listed = await (await client.get("/api/matches", headers=auth(player))).json()

@@ -372,3 +372,28 @@ async def test_shutdown_closes_sockets_with_going_away(make_client):
     assert msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSED)
     assert sock.ws.close_code == 1001
     await closing
+
+
+async def test_a_database_failure_is_unavailable_and_the_act_can_be_sent_again(make_client, monkeypatch):
+    from sqlalchemy.exc import OperationalError
+
+    from server.storage.repository import SqlStore
+
+    client = await make_client()
+    _, _, _, a, b = await human_match(client)
+    mover, _ = to_act(a, a, b)
+    version = mover.state["version"]
+    real_commit = SqlStore.commit
+    failures = iter([True])
+
+    async def flaky_commit(self, change):
+        if next(failures, False):
+            raise OperationalError("UPDATE matches", {}, Exception("disk I/O error"))
+        return await real_commit(self, change)
+
+    monkeypatch.setattr(SqlStore, "commit", flaky_commit)
+    await mover.act({"kind": "pass"}, id="retry-me")
+    await expect_error(mover, "unavailable", "retry-me")
+    await mover.act({"kind": "pass"}, version=version, id="retry-me")
+    ack = await mover.recv_until("ack")
+    assert ack == {"type": "ack", "id": "retry-me", "version": version + 1}
