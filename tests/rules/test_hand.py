@@ -444,6 +444,18 @@ def test_applying_something_that_is_not_an_action_raises_invalid_action_and_chan
         assert snapshot(h) == before
 
 
+def test_a_subclass_of_an_action_plays_as_the_plain_action():
+    class MyDiscard(Discard):
+        pass
+
+    h = make().apply(TakeUpcard())
+    plain = make().apply(TakeUpcard()).apply(Discard("Kh"))
+    h.apply(MyDiscard("Kh"))
+    assert snapshot(h) == snapshot(plain)
+    with pytest.raises(IllegalActionError):
+        make().apply(MyDiscard("Kh"))
+
+
 def test_a_greedy_player_reaches_knocks_and_every_knock_it_makes_is_legal():
     # A sanity check of the test driver used by the property tests.
     import random

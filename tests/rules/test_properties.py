@@ -164,6 +164,9 @@ def assert_view_hides(h: HandState, seat: int | None, known: list[set[Card]]) ->
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32), starter=st.integers(0, 1), greedy=st.booleans())
 def test_no_view_ever_shows_a_hidden_card(seed, starter, greedy):
+    # Hidden: the stock (always) and, until the result, every card of the other hand (for a
+    # watcher, of both hands) except those everyone saw it take from the discard pile; those may
+    # appear only in the public history.
     rng = random.Random(seed)
     h = deal(RULES["house"], starter, seed)
     known: list[set[Card]] = [set(), set()]
