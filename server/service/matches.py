@@ -120,6 +120,8 @@ class LiveMatch:
     subscribers: set[Subscriber] = field(default_factory=set)
     bot_task: asyncio.Task[None] | None = None
     last_used: float = field(default_factory=time.monotonic)
+    stale: bool = False
+    """A write failed and the state could not be rebuilt yet: rebuild before any use."""
 
     @property
     def match_id(self) -> str:
@@ -390,6 +392,7 @@ class MatchService:
     async def subscribe(self, live: LiveMatch, subscriber: Subscriber) -> None:
         """Start sending ``subscriber`` its view of every change, beginning with the current one."""
         async with live.lock:
+            await self._fresh(live)
             before = live.connected()
             live.subscribers.add(subscriber)
             live.last_used = time.monotonic()
@@ -404,13 +407,14 @@ class MatchService:
             before = live.connected()
             live.subscribers.discard(subscriber)
             live.last_used = time.monotonic()
-            if live.connected() != before:
+            if live.connected() != before and not live.stale:
                 self._fan_out(live)
         self._evict()
 
     async def current_state(self, live: LiveMatch, seat: int | None) -> str:
         """The ``state`` message for ``seat`` as of the last commit."""
         async with live.lock:
+            await self._fresh(live)
             return self.state_message(live, seat)
 
     def state_message(self, live: LiveMatch, seat: int | None) -> str:
@@ -471,6 +475,7 @@ class MatchService:
         async def run() -> T:
             async with live.lock:
                 live.last_used = time.monotonic()
+                await self._fresh(live)
                 return await body(live)
 
         task = asyncio.ensure_future(run())
@@ -563,7 +568,13 @@ class MatchService:
         try:
             ok = await self.store.commit(Change(live.meta.version, meta, action, hands))
         except BaseException:
-            await self._reload(live)
+            # The state holds a change that may or may not have landed: rebuild it from the
+            # store now, or before anyone next uses it if the store is unreachable.
+            live.stale = True
+            try:
+                await self._reload(live)
+            except Exception:
+                log.exception("rebuilding a match failed", extra={"match_id": live.match_id})
             raise
         self.metrics.commit_seconds.observe(time.perf_counter() - started)
         if not ok:
@@ -668,6 +679,12 @@ class MatchService:
         live.state = self._replay(meta, actions)
         live.seq = len(actions)
         live.acks = _acks(actions)
+        live.stale = False
+
+    async def _fresh(self, live: LiveMatch) -> None:
+        """Under the lock: make sure ``live`` reflects the store (after a failed write)."""
+        if live.stale:
+            await self._reload(live)
 
     def _replay(self, meta: MatchMeta, actions: list[StoredAction]) -> MatchState:
         try:

@@ -232,3 +232,34 @@ async def test_resync_catches_up_on_a_change_whose_news_was_lost(engine):
     assert watcher.messages[-1]["version"] == live.meta.version
     await one.close()
     await two.close()
+
+
+async def test_a_failed_write_with_the_store_down_is_rebuilt_before_the_next_use(engine):
+    class DownStore(SqlStore):
+        down = False
+
+        async def commit(self, change):
+            if self.down:
+                raise ConnectionError("database unreachable")
+            return await super().commit(change)
+
+        async def load_match(self, match_id):
+            if self.down:
+                raise ConnectionError("database unreachable")
+            return await super().load_match(match_id)
+
+    store = DownStore(engine)
+    service = MatchService(store, bot_delay=0)
+    live, *_ = await human_match(service)
+    seat, version = live.state.to_act, live.meta.version
+    store.down = True
+    with pytest.raises(ConnectionError):
+        await service.act(live, seat, "lost", version, {"kind": "pass"})
+    assert live.stale  # it applied the pass in memory and could not rebuild
+    store.down = False
+    seen = json.loads(await service.current_state(live, None))
+    assert seen["version"] == version and seen["view"]["hand"]["history"] == []
+    await service.act(live, seat, "again", version, {"kind": "pass"})
+    _, actions = await SqlStore(engine).load_match(live.match_id)
+    assert [a.client_id for a in actions] == ["again"]
+    await service.close()
