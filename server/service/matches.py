@@ -322,7 +322,8 @@ class MatchService:
         if meta.status != "finished":
             raise MatchNotOver("the record is available once the match is over")
         loaded = await self.store.load_match(match_id)
-        assert loaded is not None
+        if loaded is None:  # deleted meanwhile
+            raise UnknownMatch(f"no match {match_id!r}")
         meta, actions = loaded
         state = self._replay(meta, actions)
         results = state.results
