@@ -782,7 +782,13 @@ class MatchService:
             log.exception("computer failed to choose; playing a fallback", extra={"match_id": live.match_id})
             action = None
         self.metrics.bot_seconds.observe(time.perf_counter() - started)
-        if action not in view.legal_actions:
+        try:
+            wire = action.to_wire() if isinstance(action, Action) else None
+        except Exception:
+            wire = None
+        if wire is not None and wire in [a.to_wire() for a in view.legal_actions]:
+            action = Action.from_wire(wire)  # the plain action, whatever class the bot used
+        else:
             # A broken bot must not stall the match: play the first legal action instead.
             if action is not None:
                 log.error("computer chose an illegal action", extra={"match_id": live.match_id})

@@ -5,6 +5,7 @@ and changes reach other processes through the broadcaster."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 
 import pytest
@@ -263,3 +264,41 @@ async def test_a_failed_write_with_the_store_down_is_rebuilt_before_the_next_use
     _, actions = await SqlStore(engine).load_match(live.match_id)
     assert [a.client_id for a in actions] == ["again"]
     await service.close()
+
+
+async def test_a_computer_move_given_as_a_subclass_of_an_action_is_played_as_chosen(engine):
+    from server.rules import Action
+
+    class Chosen:
+        """Plays the last legal action, wrapped in a subclass of its own class."""
+
+        def __init__(self, level, seed):
+            self.chosen: list[dict] = []
+
+        def choose(self, view):
+            action = view.legal_actions[-1]
+            sub = type("Sub" + type(action).__name__, (type(action),), {})
+            wrapped = sub(**{f.name: getattr(action, f.name) for f in dataclasses.fields(action)})
+            self.chosen.append(action.to_wire())
+            return wrapped
+
+    service = MatchService(SqlStore(engine), bot_delay=0, bot_factory=Chosen)
+    ada, _ = await service.create_player("Ada")
+    created = await service.create_match(ada)
+    live = await service._get(created.meta.match_id)
+    store = SqlStore(engine)
+    for _ in range(1000):
+        _, actions = await store.load_match(live.match_id)
+        if any(a.seat == 1 for a in actions):
+            break
+        async with live.lock:
+            version, legal = live.meta.version, live.state.legal_actions(0)
+        if legal:
+            await service.act(live, 0, None, version, legal[0].to_wire())
+        else:
+            await asyncio.sleep(0.01)
+    await service.close()
+    _, actions = await store.load_match(live.match_id)
+    played = [a.action for a in actions if a.seat == 1]
+    assert played and played == live.bot.chosen[: len(played)]
+    assert all(isinstance(Action.from_wire(p), Action) for p in played)
