@@ -1,0 +1,1 @@
+"""Gin Rummy server: rules engine, computer opponents, match service, storage and transport."""
