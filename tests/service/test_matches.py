@@ -302,3 +302,15 @@ async def test_a_computer_move_given_as_a_subclass_of_an_action_is_played_as_cho
     played = [a.action for a in actions if a.seat == 1]
     assert played and played == live.bot.chosen[: len(played)]
     assert all(isinstance(Action.from_wire(p), Action) for p in played)
+
+
+async def test_idle_matches_leave_memory_and_come_back_from_the_store(engine):
+    service = MatchService(SqlStore(engine), bot_delay=0, max_live=2)
+    ada, _ = await service.create_player("Ada")
+    made = [await service.create_match(ada, opponent="human") for _ in range(4)]
+    assert len(service._live) <= 2
+    first = made[0].meta.match_id
+    assert first not in service._live
+    live = await service._get(first)  # rebuilt by replay
+    assert live.meta.version == made[0].meta.version and live.state.hand_number == 1
+    await service.close()
