@@ -30,7 +30,7 @@ class Limits:
     """Largest client message answered normally; bigger ones get a ``too_large`` error."""
     ws_max_frame: int = 64 * 1024
     """Frames over this close the socket with 1009."""
-    ws_rate: str = "100/second"
+    ws_rate: str = "1000/second"
     """Per-connection message rate; over it a message gets ``rate_limited``."""
     ws_max_errors: int = 50
     """Errors in a row after which the socket is closed with 4008."""

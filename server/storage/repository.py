@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Select, and_, case, func, or_, select, update
+from sqlalchemy import Select, and_, bindparam, case, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import aliased
@@ -85,43 +85,49 @@ class SqlStore:
         ]
 
     async def commit(self, change: Change) -> bool:
+        # The hot path (one call per action): statements built once with bound parameters, on
+        # one connection, without the ORM's unit of work.
         meta = change.meta
         try:
-            async with self.sessions.begin() as s:
-                result = await s.execute(
-                    update(Match)
-                    .where(Match.id == meta.match_id, Match.version == change.expected_version)
-                    .values(**_row_values(meta))
+            async with self.engine.begin() as conn:
+                result = await conn.execute(
+                    _UPDATE_MATCH,
+                    {"_id": meta.match_id, "_expected": change.expected_version, **_row_values(meta)},
                 )
-                if result.rowcount != 1:  # type: ignore[attr-defined]
-                    await s.rollback()
+                if result.rowcount != 1:
+                    await conn.rollback()
                     return False
                 if change.action is not None:
                     a = change.action
-                    s.add(
-                        MatchAction(
-                            match_id=meta.match_id,
-                            seq=a.seq,
-                            seat=a.seat,
-                            action=a.action,
-                            client_id=a.client_id,
-                            version=a.version,
-                            created_at=a.created_at,
-                        )
+                    await conn.execute(
+                        _INSERT_ACTION,
+                        {
+                            "match_id": meta.match_id,
+                            "seq": a.seq,
+                            "seat": a.seat,
+                            "action": a.action,
+                            "client_id": a.client_id,
+                            "version": a.version,
+                            "created_at": a.created_at,
+                        },
                     )
-                for h in change.hands:
-                    s.add(
-                        HandRecord(
-                            match_id=meta.match_id,
-                            number=h.number,
-                            starter=h.starter,
-                            kind=h.kind,
-                            winner=h.winner,
-                            knocker=h.knocker,
-                            points=h.points,
-                            result=h.result,
-                            finished_at=h.finished_at,
-                        )
+                if change.hands:
+                    await conn.execute(
+                        _INSERT_HAND,
+                        [
+                            {
+                                "match_id": meta.match_id,
+                                "number": h.number,
+                                "starter": h.starter,
+                                "kind": h.kind,
+                                "winner": h.winner,
+                                "knocker": h.knocker,
+                                "points": h.points,
+                                "result": h.result,
+                                "finished_at": h.finished_at,
+                            }
+                            for h in change.hands
+                        ],
                     )
         except IntegrityError:
             # Another writer appended the same seq (or reused a client id) first.
@@ -274,3 +280,29 @@ def _meta(m: Match, name0: str, name1: str | None) -> MatchMeta:
         created_at=m.created_at,
         updated_at=m.updated_at,
     )
+
+
+# Columns every match write may change: exactly the keys of ``_row_values``.
+_ROW_COLUMNS = (
+    "status",
+    "version",
+    "seat1_id",
+    "invite_hash",
+    "hand_number",
+    "score0",
+    "score1",
+    "hands_won0",
+    "hands_won1",
+    "winner",
+    "resigned",
+    "outcome",
+    "updated_at",
+)
+_MATCHES = Match.__table__
+_UPDATE_MATCH = (
+    update(_MATCHES)
+    .where(_MATCHES.c.id == bindparam("_id"), _MATCHES.c.version == bindparam("_expected"))
+    .values({name: bindparam(name) for name in _ROW_COLUMNS})
+)
+_INSERT_ACTION = insert(MatchAction.__table__)
+_INSERT_HAND = insert(HandRecord.__table__)

@@ -180,3 +180,25 @@ async def test_finished_hands_come_back_in_order_with_their_results(store):
     assert await store.commit(Change(0, _next(meta), hands=results))
     hands = await store.finished_hands(meta.match_id)
     assert [(h.number, h.result["points"]) for h in hands] == [(1, 1), (2, 2)]
+
+
+async def test_the_prepared_match_update_writes_every_column_a_change_carries(store):
+    from server.storage.repository import _ROW_COLUMNS, _row_values
+
+    ada = await make_player(store)
+    meta = await make_match(store, ada)
+    assert set(_ROW_COLUMNS) == set(_row_values(meta))
+    done = _next(
+        meta,
+        status="finished",
+        winner=1,
+        resigned=0,
+        scores=[3, 4],
+        hands_won=[1, 2],
+        hand_number=3,
+        outcome={"winner": 1, "reason": "resign", "totals": []},
+        updated_at=now() + timedelta(minutes=5),
+    )
+    assert await store.commit(Change(0, done))
+    loaded = await store.load_meta(meta.match_id)
+    assert loaded == done
