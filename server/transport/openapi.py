@@ -344,6 +344,13 @@ def openapi_document() -> dict[str, Any]:
                 "responses": _ok("RulePresets", "The presets"),
             }
         },
+        "/api/protocol.schema.json": {
+            "get": {
+                "summary": "JSON Schema of every WebSocket message, both directions",
+                "security": [],
+                "responses": {"200": {"description": "The schema document"}},
+            }
+        },
         "/healthz": {
             "get": {
                 "summary": "200 {status: ok} once the server is ready",
