@@ -1,0 +1,312 @@
+"""Hard: reads the opponent and simulates the rest of the hand.
+
+How it decides:
+
+- It tracks every card it has seen (:mod:`.knowledge`) and keeps a probability for each unseen
+  card of being in the opponent's hand: a card the opponent took is known, and its neighbours
+  (same rank, next in suit) become likelier; cards the opponent discarded or declined make
+  their neighbours less likely.
+- Discards are first scored by a quick evaluation: the expected deadwood after the next draw
+  (so a card that keeps two ways to make a meld is worth more than a lone one), plus a penalty
+  for the chance the opponent can meld the card (feeding it). The best few are then compared by
+  simulation.
+- Simulation (determinization): it samples complete hidden states consistent with what it has
+  seen (the opponent's unknown cards weighted by the probabilities above, then the stock order),
+  and for each candidate plays the rest of the hand out greedily for both seats
+  (:func:`.sim.playout`), with the same samples for every candidate so that they are compared
+  on the same luck. The candidate with the best average points wins.
+- Knocking is one of the candidates: its value is the exact settlement against each sampled
+  opponent hand (layoffs and undercuts included), weighed against discarding and playing on.
+  So it knocks early while the opponent is far away, waits for gin when an undercut is likely,
+  and takes a discard when the simulations say it pays.
+
+It sees only its seat's view; everything hidden is a guess drawn from its own seeded generator.
+The simulation budget is fixed (never time-based), so the same seed and views give the same
+actions; ``worlds`` and ``candidates`` trade strength for speed (tests use small values).
+"""
+
+from __future__ import annotations
+
+from server.rules import Discard, Knock, SeatView
+from server.rules.cards import DECK, VALUES
+from server.rules.melds import discard_deadwoods, min_deadwood
+
+from .base import Bot, own_mask, taken_index, top_of_pile
+from .knowledge import Knowledge
+from .sim import DRAW, UPCARD, Memo, greedy_discard, greedy_take, playout, settle_points
+
+
+class HardBot(Bot):
+    level = "hard"
+
+    def __init__(
+        self,
+        seed: int | str = 0,
+        *,
+        worlds: int = 40,
+        candidates: int = 4,
+        sim_draw: int = 1,
+        sim_discard: int = 1,
+        sim_knock: int = 1,
+        feed: int = 10,
+        blend: int = 100,
+        lookahead: int = 1,
+    ) -> None:
+        super().__init__(seed)
+        if worlds < 1 or candidates < 1:
+            raise ValueError("worlds and candidates must be at least 1")
+        self.worlds = worlds
+        self.candidates = candidates
+        self.sim_draw = sim_draw
+        self.sim_discard = sim_discard
+        self.sim_knock = sim_knock
+        self.feed = feed
+        self.blend = blend / 100
+        self.lookahead = lookahead
+
+    def __repr__(self) -> str:
+        return f"HardBot({self.seed!r}, worlds={self.worlds}, candidates={self.candidates})"
+
+    # --- the picture of the hand --------------------------------------------------------------
+
+    def _setup(self, view: SeatView) -> tuple[Knowledge, dict[int, float], list[tuple[int, list[int]]]]:
+        k = Knowledge.from_view(view)
+        weights = k.weights()
+        worlds = [k.sample(self.rng, weights) for _ in range(self.worlds)]
+        return k, weights, worlds
+
+    # --- draw ---------------------------------------------------------------------------------
+
+    def take_upcard(self, view: SeatView) -> bool:
+        return self._take(view, opening=True)
+
+    def take_discard(self, view: SeatView) -> bool:
+        return self._take(view, opening=False)
+
+    def _take(self, view: SeatView, opening: bool) -> bool:
+        hand = own_mask(view)
+        top = top_of_pile(view)
+        limit = view.rules.knock_limit
+        with_top = hand | 1 << top
+        dd = discard_deadwoods(with_top)
+        best_after = min(v for i, v in dd.items() if i != top)
+        dw = min_deadwood(hand)
+        if best_after >= dw:
+            return False  # taking it cannot lower the deadwood: never worth showing the card
+        if dw + VALUES[top] - min_deadwood(with_top) > VALUES[top]:
+            return True  # it completes a new meld with two loose cards: always worth it
+        if not self.sim_draw:
+            return greedy_take(hand, top, limit)
+        k, _, worlds = self._setup(view)
+        memo = Memo()
+        me = view.seat
+        assert me is not None
+        opp = 1 - me
+        rules = view.rules
+        knock_at = (limit, limit)
+        pile = k.pile
+        take_total = 0
+        stock_total = 0
+        sign = 1 if me == 0 else -1
+        passes = sum(1 for e in view.history if e.kind == "pass")
+        for opp_hand, stock in worlds:
+            stock_top_last = stock[::-1]
+            # take: the upcard, then the greedy discard, then play on
+            hands = [0, 0]
+            hands[me], hands[opp] = with_top, opp_hand
+            card, dw = greedy_discard(with_top, top)
+            hands[me] &= ~(1 << card)
+            if dw <= limit:
+                pts = settle_points(hands[me], opp_hand, limit, rules.gin_bonus, rules.undercut_bonus)
+                take_total += pts
+            elif len(stock) <= 2:
+                pass  # a plain discard now ends the hand: dead, no score
+            else:
+                take_total += sign * playout(
+                    hands,
+                    list(stock_top_last),
+                    [*pile[:-1], card],
+                    opp,
+                    DRAW,
+                    -1,
+                    limit,
+                    rules.gin_bonus,
+                    rules.undercut_bonus,
+                    knock_at,
+                    memo=memo,
+                )
+            # decline: pass the upcard, or draw from the stock
+            hands = [0, 0]
+            hands[me], hands[opp] = hand, opp_hand
+            if opening and passes == 0:
+                # this seat is the starter: the dealer is offered the upcard next
+                args = (opp, UPCARD, 1)
+            else:
+                # a draw from the stock, or (the dealer passing) the starter must draw from it
+                args = (view.starter if opening else me, DRAW, passes)
+            stock_total += sign * playout(
+                hands,
+                list(stock_top_last),
+                list(pile),
+                args[0],
+                args[1],
+                -1,
+                limit,
+                rules.gin_bonus,
+                rules.undercut_bonus,
+                knock_at,
+                passes=args[2],
+                starter=view.starter,
+                stock_only=args[1] == DRAW,
+                memo=memo,
+            )
+        return take_total > stock_total
+
+    # --- discard ------------------------------------------------------------------------------
+
+    def discard(self, view: SeatView) -> Discard | Knock:
+        rules = view.rules
+        limit = rules.knock_limit
+        options = dict(view.discard_deadwood)
+        least = min(options.values())
+        if least == 0:
+            # Gin: nothing scores more. Throw the card that feeds the opponent least.
+            card = max((c for c, dw in options.items() if dw == 0), key=lambda c: (VALUES[c.index], c))
+            return Knock(card)
+        hand = own_mask(view)
+        k, _, worlds = self._setup(view)
+        memo = Memo()
+        probs = k.opp_probabilities()
+        scored = self._quick_scores(view, hand, k, probs)
+        ranked = sorted(scored, key=lambda i: scored[i])
+        candidates = ranked[: self.candidates] if self.sim_discard else ranked[:1]
+        if least <= limit and not self.sim_knock:
+            kc = min((c.index for c, dw in options.items() if dw == least), key=lambda i: scored.get(i, 0.0))
+            return Knock(DECK[kc])
+        if len(candidates) == 1 and least > limit:
+            return Discard(DECK[candidates[0]])
+        me = view.seat
+        assert me is not None
+        opp = 1 - me
+        sign = 1 if me == 0 else -1
+        knock_at = (limit, limit)
+        totals: dict[tuple[str, int], float] = {}
+        for c in candidates:
+            total = 0
+            for opp_hand, stock in worlds:
+                hands = [0, 0]
+                hands[me], hands[opp] = hand & ~(1 << c), opp_hand
+                if len(stock) <= 2:
+                    continue  # a plain discard now ends the hand: dead, 0
+                total += sign * playout(
+                    hands,
+                    stock[::-1],
+                    [*k.pile, c],
+                    opp,
+                    DRAW,
+                    -1,
+                    limit,
+                    rules.gin_bonus,
+                    rules.undercut_bonus,
+                    knock_at,
+                    memo=memo,
+                )
+            totals[("discard", c)] = total
+        if least <= limit:
+            # The knock's own discard never reaches the opponent; only the ten cards left count.
+            for kc in (c.index for c, dw in options.items() if dw == least):
+                left = hand & ~(1 << kc)
+                totals[("knock", kc)] = sum(
+                    settle_points(left, opp_hand, limit, rules.gin_bonus, rules.undercut_bonus)
+                    for opp_hand, _ in worlds
+                )
+        # Playouts are noisy at this budget; the quick score carries the opponent model (feeding)
+        # and the draw odds, so it steadies the ranking of discards.
+        base = min(scored[c] for c in candidates)
+        values = {
+            key: v / len(worlds) - (self.blend * (scored[key[1]] - base) if key[0] == "discard" else 0.0)
+            for key, v in totals.items()
+        }
+        self.last_values = {f"{kind} {DECK[c]}": v for (kind, c), v in values.items()}
+        totals = values
+        (kind, card), _ = max(
+            totals.items(), key=lambda kv: (kv[1], kv[0][0] == "knock", -scored.get(kv[0][1], 0.0), kv[0][1])
+        )
+        return Knock(DECK[card]) if kind == "knock" else Discard(DECK[card])
+
+    def _quick_scores(
+        self, view: SeatView, hand: int, k: Knowledge, probs: dict[int, float]
+    ) -> dict[int, float]:
+        """Lower is better: expected deadwood after the next draw, plus the feeding penalty."""
+        taken = taken_index(view)
+        stock_w = [(c, 1.0 - p) for c, p in probs.items() if p < 1.0]
+        w_total = sum(w for _, w in stock_w) or 1.0
+        p_opp = dict(probs)
+        m = k.opp_known
+        while m:
+            low = m & -m
+            p_opp[low.bit_length() - 1] = 1.0
+            m ^= low
+        out: dict[int, float] = {}
+        for c, _dw in ((c.index, dw) for c, dw in view.discard_deadwood):
+            if c == taken:
+                continue
+            rest = hand & ~(1 << c)
+            dw = min_deadwood(rest)
+            # the highest card the ten could throw (what a useless draw lets it swap out)
+            loose = dw - min(discard_deadwoods(rest).values())
+            near = near_mask(rest)
+            expected = 0.0
+            for x, w in stock_w if self.lookahead else ():
+                if near >> x & 1:
+                    expected += w * min(discard_deadwoods(rest | 1 << x).values())
+                else:
+                    expected += w * (dw - max(0, loose - VALUES[x]))
+            expected = expected / w_total if self.lookahead else dw
+            out[c] = expected + self.feed * feed_chance(c, p_opp)
+        return out
+
+
+def near_mask(hand: int) -> int:
+    """Cards that could meld with some card of ``hand``: same rank, or within two in a suit.
+    A card outside it cannot join a meld with the hand."""
+    out = 0
+    m = hand
+    while m:
+        low = m & -m
+        i = low.bit_length() - 1
+        out |= _NEAR[i]
+        m ^= low
+    return out & ~hand
+
+
+def _near(i: int) -> int:
+    suit, r = divmod(i, 13)
+    m = 0
+    for s in range(4):
+        m |= 1 << (s * 13 + r)
+    for d in (-2, -1, 1, 2):
+        if 0 <= r + d < 13:
+            m |= 1 << (suit * 13 + r + d)
+    return m
+
+
+_NEAR = tuple(_near(i) for i in range(52))
+
+
+def feed_chance(card: int, p_opp: dict[int, float]) -> float:
+    """Chance that the opponent holds two cards making a meld with ``card`` (independent guess)."""
+    suit, r = divmod(card, 13)
+    same = [p_opp.get(s * 13 + r, 0.0) for s in range(4) if s != suit]
+    a, b, c = same
+    p_set = a * b + a * c + b * c - 2 * a * b * c
+
+    def p(rank: int) -> float:
+        return p_opp.get(suit * 13 + rank, 0.0) if 0 <= rank < 13 else 0.0
+
+    m2, m1, p1, p2 = p(r - 2), p(r - 1), p(r + 1), p(r + 2)
+    p_run = 1.0 - (1.0 - m2 * m1) * (1.0 - m1 * p1) * (1.0 - p1 * p2)
+    return 1.0 - (1.0 - p_set) * (1.0 - p_run)
+
+
+__all__ = ["HardBot", "feed_chance"]

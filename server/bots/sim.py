@@ -1,0 +1,240 @@
+"""Fast playouts of the rest of a hand on card masks, for the Hard level's simulations.
+
+A playout starts from a *guessed* full state (the simulating bot samples the hidden cards
+itself; see :mod:`.knowledge`) and plays both seats with a quick greedy policy until a knock, a
+gin or a dead hand, scoring exactly as the rules do (knocker's best arrangement, the defender's
+optimal layoffs, undercut on a tie). It works on 52-bit masks and plain lists rather than
+:class:`~server.rules.HandState` because a decision runs hundreds of playouts.
+
+It never sees a real hand: whatever it is given is a guess made from a seat's view.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+
+from server.rules.cards import VALUES
+from server.rules.melds import discard_deadwoods, mask_value, melds_in, min_deadwood, packings
+
+RANK = tuple(i % 13 for i in range(52))
+DRAW, DISCARD, UPCARD = 0, 1, 2
+
+
+def _layoff_options(meld: int, defender: int) -> list[int]:
+    """Masks of the defender's cards that can be laid off on one knocker meld (empty first)."""
+    low = meld & -meld
+    first = low.bit_length() - 1
+    suit, r0 = divmod(first, 13)
+    if meld >> (suit * 13 + 13) == 0:
+        # all in one suit: a run
+        r1 = meld.bit_length() - 1 - suit * 13
+        down = []
+        r = r0 - 1
+        acc = 0
+        while r >= 0 and defender >> (suit * 13 + r) & 1:
+            acc |= 1 << (suit * 13 + r)
+            down.append(acc)
+            r -= 1
+        up = []
+        r = r1 + 1
+        acc = 0
+        while r < 13 and defender >> (suit * 13 + r) & 1:
+            acc |= 1 << (suit * 13 + r)
+            up.append(acc)
+            r += 1
+        opts = [0, *down]
+        return [a | b for a in opts for b in (0, *up)]
+    # a set: the missing fourth card, if there is one
+    if meld.bit_count() == 3:
+        rank = RANK[first]
+        for s in range(4):
+            card = 1 << (s * 13 + rank)
+            if not meld & card:
+                return [0, card] if defender & card else [0]
+    return [0]
+
+
+def _defend(melds: tuple[int, ...], defender: int) -> int:
+    """The defender's least deadwood against the knocker's ``melds``, laying off optimally."""
+    options = [_layoff_options(m, defender) for m in melds]
+    if all(len(o) == 1 for o in options):
+        return min_deadwood(defender)
+    best = 1000
+    for choice in product(*options):
+        laid = 0
+        for c in choice:
+            laid |= c
+        dw = min_deadwood(defender & ~laid)
+        if dw < best:
+            best = dw
+    return best
+
+
+def settle_points(knocker: int, defender: int, limit: int, gin_bonus: int, undercut_bonus: int) -> int:
+    """Points of a knock from the knocker's side: positive when the knocker scores, negative
+    (the undercut) when the defender does. The knocker's 10 cards must be within ``limit``."""
+    if min_deadwood(knocker) == 0:
+        return gin_bonus + min_deadwood(defender)
+    best = None
+    for chosen, unmatched in packings(knocker):
+        k_dw = mask_value(unmatched)
+        if k_dw > limit:
+            continue
+        d_dw = _defend(chosen, defender)
+        net = d_dw - k_dw if d_dw > k_dw else -(undercut_bonus + k_dw - d_dw)
+        if best is None or net > best:
+            best = net
+    assert best is not None, "knock over the limit"
+    return best
+
+
+class Memo:
+    """Deadwood answers remembered for one decision: its playouts meet the same hands again and
+    again (the simulating seat's own hand after each possible draw, above all)."""
+
+    __slots__ = ("_best", "_dw")
+
+    def __init__(self) -> None:
+        self._dw: dict[int, int] = {}
+        self._best: dict[int, tuple[tuple[int, int], ...]] = {}
+
+    def deadwood(self, mask: int) -> int:
+        r = self._dw.get(mask)
+        if r is None:
+            r = self._dw[mask] = min_deadwood(mask)
+        return r
+
+    def discards(self, mask: int) -> tuple[tuple[int, int], ...]:
+        """The two best greedy discards of an 11-card ``mask``: ((card, deadwood left), ...)."""
+        r = self._best.get(mask)
+        if r is None:
+            ranked = sorted(
+                discard_deadwoods(mask).items(), key=lambda kv: (kv[1], -VALUES[kv[0]], -RANK[kv[0]])
+            )
+            r = self._best[mask] = tuple(ranked[:2])
+        return r
+
+
+def melds_card(hand: int, card: int) -> bool:
+    """Whether ``card`` is melded in every best arrangement of ``hand | card``."""
+    return min_deadwood(hand | 1 << card) < min_deadwood(hand) + VALUES[card]
+
+
+def greedy_take(hand: int, top: int, limit: int, memo: Memo | None = None) -> bool:
+    """The playout policy's draw: take ``top`` when it melds, or when it lets it knock now."""
+    memo = memo or Memo()
+    with_top = hand | 1 << top
+    dw = memo.deadwood(hand)
+    if memo.deadwood(with_top) < dw + VALUES[top]:
+        return True
+    if dw + VALUES[top] - 10 > limit:
+        return False
+    best = memo.discards(with_top)
+    card, left = best[0]
+    if card == top:
+        card, left = best[1]
+    return left <= limit
+
+
+def greedy_discard(hand: int, taken: int, memo: Memo | None = None) -> tuple[int, int]:
+    """The playout policy's discard: least deadwood left, then the higher card. (card, dw)."""
+    best = (memo or Memo()).discards(hand)
+    if best[0][0] == taken:
+        return best[1]
+    return best[0]
+
+
+def playout(
+    hands: list[int],
+    stock: list[int],
+    pile: list[int],
+    to_act: int,
+    phase: int,
+    taken: int,
+    rules_limit: int,
+    gin_bonus: int,
+    undercut_bonus: int,
+    knock_at: tuple[int, int],
+    passes: int = 0,
+    starter: int = 0,
+    stock_only: bool = False,
+    memo: Memo | None = None,
+) -> int:
+    """Play greedily to the end; returns seat 0's points minus seat 1's for the hand.
+
+    ``stock`` is top-last, ``pile`` top-last; both lists are consumed. ``knock_at[s]`` is the
+    deadwood at or below which seat ``s`` knocks (gin always). ``stock_only``: the first draw
+    must come from the stock (after two passes, or to value drawing from it). Mutates ``hands``.
+    """
+    if memo is None:
+        memo = Memo()
+    while True:
+        s = to_act
+        if phase == UPCARD:
+            if greedy_take(hands[s], pile[-1], rules_limit, memo):
+                taken = pile.pop()
+                hands[s] |= 1 << taken
+                phase = DISCARD
+                continue
+            passes += 1
+            if passes == 1:
+                to_act = 1 - s
+            else:
+                to_act = starter
+                phase = DRAW
+                stock_only = True
+            continue
+        if phase == DRAW:
+            if not stock_only and pile and greedy_take(hands[s], pile[-1], rules_limit, memo):
+                taken = pile.pop()
+                hands[s] |= 1 << taken
+            else:
+                hands[s] |= 1 << stock.pop()
+                taken = -1
+            stock_only = False
+            phase = DISCARD
+            continue
+        # DISCARD
+        card, dw = greedy_discard(hands[s], taken, memo)
+        hands[s] &= ~(1 << card)
+        if dw <= knock_at[s] or dw == 0:
+            pts = settle_points(hands[s], hands[1 - s], rules_limit, gin_bonus, undercut_bonus)
+            return pts if s == 0 else -pts
+        pile.append(card)
+        if len(stock) <= 2:
+            return 0
+        to_act = 1 - s
+        phase = DRAW
+        taken = -1
+
+
+def connections(hand: int, card: int) -> int:
+    """How many of the hand's cards could one day meld with ``card`` (same rank, or within two
+    in its suit). A crude measure of a card's promise."""
+    same_rank = 0
+    r = RANK[card]
+    for s in range(4):
+        i = s * 13 + r
+        if i != card and hand >> i & 1:
+            same_rank += 1
+    suit_base = card - r
+    near = 0
+    for d in (-2, -1, 1, 2):
+        x = r + d
+        if 0 <= x < 13 and hand >> (suit_base + x) & 1:
+            near += 1
+    return same_rank + near
+
+
+__all__ = [
+    "DISCARD",
+    "DRAW",
+    "UPCARD",
+    "connections",
+    "greedy_discard",
+    "greedy_take",
+    "melds_card",
+    "melds_in",
+    "playout",
+    "settle_points",
+]

@@ -1,0 +1,125 @@
+"""The bots' contract with the service: the factory, views only, legal actions, determinism."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+
+from server.bots import LEVELS, make_bot
+from server.rules import RULES, Card, Event, HandState, SeatView, deal
+from server.rules.cards import DECK
+
+SMALL_HARD = {"worlds": 2, "candidates": 2, "lookahead": 0}
+
+
+def bot(level: str, seed: int | str = 0):
+    return make_bot(level, seed, **(SMALL_HARD if level == "hard" else {}))
+
+
+def test_make_bot_builds_every_level_and_rejects_unknown_ones() -> None:
+    for level in LEVELS:
+        assert make_bot(level, 1).level == level
+    with pytest.raises(ValueError, match="unknown level"):
+        make_bot("expert", 1)
+    with pytest.raises(TypeError):
+        make_bot("easy", 1.5)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_bot_refuses_anything_but_a_seat_view(level: str) -> None:
+    hand = deal(RULES["house"], starter=0, seed=1)
+    with pytest.raises(TypeError, match="SeatView"):
+        bot(level).choose(hand)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        bot(level).choose(hand.view(0).to_wire())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_bot_refuses_to_act_out_of_turn_or_as_a_watcher(level: str) -> None:
+    hand = deal(RULES["house"], starter=0, seed=1)
+    with pytest.raises(ValueError, match="no legal action"):
+        bot(level).choose(hand.view(1))
+    with pytest.raises(ValueError, match="no legal action"):
+        bot(level).choose(hand.view(None))
+
+
+def _cards_in(value: object) -> set[Card]:
+    """Every card reachable from a view's fields (recursively through tuples and dataclasses)."""
+    out: set[Card] = set()
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Card):
+            out.add(v)
+        elif isinstance(v, tuple | list):
+            stack.extend(v)
+        elif dataclasses.is_dataclass(v) and not isinstance(v, type):
+            stack.extend(getattr(v, f.name) for f in dataclasses.fields(v))
+        elif isinstance(v, HandState):
+            raise AssertionError("a hand state reached a bot")
+    return out
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_bots_receive_only_a_seat_view_holding_no_hidden_card(level: str) -> None:
+    """Spy on every call: the argument is exactly a SeatView, and every card it holds is the
+    bot's own or public (the discard pile and cards named in the public history)."""
+    for seed in range(30):
+        hand = deal(RULES["house"], starter=seed % 2, seed=f"spy:{seed}")
+        bots = [bot(level, seed), bot("normal", seed)]
+        while not hand.is_over:
+            seat = hand.to_act
+            view = hand.view(seat)
+            if seat == 0:
+                assert type(view) is SeatView
+                opponent = set(hand.hand(1))
+                stock = set(hand.stock_order())
+                public = set(view.discard_pile) | {e.card for e in view.history if e.card is not None}
+                own = set(view.hand)
+                cards = _cards_in(view)
+                assert cards <= own | public
+                # what the opponent holds is visible only if it was public (taken from the pile)
+                assert not (cards & opponent) - public
+                assert not cards & stock
+            hand.apply(bots[seat].choose(view), seat)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_same_seed_and_view_give_the_same_action_in_any_order(level: str) -> None:
+    views = []
+    for seed in range(12):
+        hand = deal(RULES["classic"], starter=seed % 2, seed=f"det:{seed}")
+        players = [bot("normal", 7), bot("easy", 8)]
+        while not hand.is_over:
+            views.append(hand.view(hand.to_act))
+            hand.apply(players[hand.to_act].choose(views[-1]))
+    first = [bot(level, 42).choose(v) for v in views]
+    again = bot(level, 42)
+    shuffled = list(range(len(views)))
+    random.Random(3).shuffle(shuffled)
+    by_index = {i: again.choose(views[i]) for i in shuffled}
+    assert [by_index[i] for i in range(len(views))] == first
+    for v, a in zip(views, first, strict=True):
+        assert a in v.legal_actions
+
+
+def test_different_seeds_may_differ_but_never_leave_the_legal_actions() -> None:
+    hand = deal(RULES["house"], starter=0, seed="seeds")
+    hand.apply(hand.legal_actions()[1])  # pass
+    hand.apply(hand.legal_actions()[1])
+    hand.apply(hand.legal_actions()[0])  # draw from the stock
+    view = hand.view(0)
+    for level in LEVELS:
+        for seed in range(10):
+            assert bot(level, seed).choose(view) in view.legal_actions
+
+
+def test_a_view_event_names_a_card_only_when_it_was_public() -> None:
+    # A draw from the stock never names its card, so history cannot leak the stock.
+    hand = deal(RULES["house"], starter=0, seed=3)
+    hand.apply(hand.legal_actions()[1]).apply(hand.legal_actions()[1]).apply(hand.legal_actions()[0])
+    draws = [e for e in hand.view(1).history if e.kind == "draw"]
+    assert draws == [Event(0, "draw", None, draws[0].source)]
+    assert len(DECK) == 52

@@ -1,0 +1,80 @@
+"""Seeded self-play between every pair of levels: every action legal, every hand ends.
+
+Hard runs here with a reduced simulation budget (its real configuration is played in
+``test_real_hard_plays_whole_hands``); the policy is the same, only the sample counts differ.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from server.bots import LEVELS, make_bot
+from server.rules import RULES, Phase, SeatView, deal
+
+SMALL_HARD = {"worlds": 1, "candidates": 2, "lookahead": 0}
+MAX_ACTIONS = 200  # a hand has at most 31 stock draws; any legal play ends well before this
+
+
+def play_hand(levels: tuple[str, str], rules: str, seed: int, hard_options: dict | None = None) -> int:
+    """Play one dealt hand between two levels; returns the number of actions."""
+    bots = [
+        make_bot(
+            level,
+            f"{seed}:{seat}",
+            **((SMALL_HARD if hard_options is None else hard_options) if level == "hard" else {}),
+        )
+        for seat, level in enumerate(levels)
+    ]
+    hand = deal(RULES[rules], starter=seed % 2, seed=f"self-play:{seed}")
+    for n in range(MAX_ACTIONS):
+        if hand.is_over:
+            return n
+        seat = hand.to_act
+        view = hand.view(seat)
+        action = bots[seat].choose(view)
+        assert action in view.legal_actions, f"{levels[seat]} chose {action!r}, not legal in {view.phase}"
+        assert action in hand.legal_actions()
+        hand.apply(action, seat)
+    raise AssertionError(f"hand {seed} between {levels} did not end in {MAX_ACTIONS} actions")
+
+
+PAIRS = list(itertools.combinations_with_replacement(LEVELS, 2))
+# Seeds per pair; each seed is played twice, seats swapped (about 6,000 hands in all).
+HANDS = {("easy", "easy"): 750, ("easy", "normal"): 750, ("normal", "normal"): 750, ("hard", "hard"): 150}
+HARD_HANDS = 250
+
+
+@pytest.mark.parametrize("levels", PAIRS, ids=lambda p: "-".join(p))
+def test_every_pair_of_levels_plays_seeded_hands_legally_to_the_end(levels: tuple[str, str]) -> None:
+    hands = HANDS.get(levels, HARD_HANDS)
+    for seed in range(hands):
+        rules = "house" if seed % 2 else "classic"
+        play_hand(levels, rules, seed)
+        play_hand((levels[1], levels[0]), rules, seed)
+
+
+def test_real_hard_plays_whole_hands() -> None:
+    """The shipped configuration (no reduced budget) on a few hands against each level."""
+    for seed, opponent in enumerate(LEVELS):
+        play_hand(("hard", opponent), "house", 10_000 + seed, hard_options={})
+
+
+def test_a_hand_ends_in_a_knock_gin_or_dead_hand_and_both_seats_saw_only_views() -> None:
+    seen: list[object] = []
+
+    class Spy:
+        def __init__(self, bot):
+            self.bot = bot
+
+        def choose(self, view):
+            seen.append(view)
+            return self.bot.choose(view)
+
+    bots = [Spy(make_bot("normal", 1)), Spy(make_bot("hard", 2, **SMALL_HARD))]
+    hand = deal(RULES["house"], starter=0, seed="spy")
+    while not hand.is_over:
+        hand.apply(bots[hand.to_act].choose(hand.view(hand.to_act)))
+    assert hand.phase is Phase.OVER and hand.result is not None
+    assert seen and all(type(v) is SeatView for v in seen)

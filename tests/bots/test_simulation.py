@@ -1,0 +1,106 @@
+"""The Hard level's machinery: card tracking, sampling of hidden cards, fast settlement."""
+
+from __future__ import annotations
+
+import random
+
+from server.bots.knowledge import Knowledge, meld_partners
+from server.bots.sim import UPCARD, playout, settle_points
+from server.rules import RULES, Card, HandState, deal
+from server.rules.cards import DECK, parse_cards, to_mask
+from server.rules.melds import discard_deadwoods, min_deadwood
+from server.rules.settle import settle_knock
+
+from . import scenarios
+
+
+def test_fast_settlement_scores_every_knock_as_the_rules_do() -> None:
+    rng = random.Random(5)
+    checked = 0
+    while checked < 400:
+        cards = rng.sample(range(52), 26)
+        # a knocker's hand: the best ten of sixteen cards, thrown one by one as a player would
+        knocker = to_mask(DECK[i] for i in cards[:10])
+        for extra in cards[10:16]:
+            knocker |= 1 << extra
+            options = discard_deadwoods(knocker)
+            knocker &= ~(1 << min(options, key=options.__getitem__))
+        defender = to_mask(DECK[i] for i in cards[16:])
+        if min_deadwood(knocker) > 10:
+            continue
+        result = settle_knock(RULES["house"], 0, (knocker, defender))
+        expected = result.points if result.winner == 0 else -result.points
+        assert settle_points(knocker, defender, 10, 25, 25) == expected
+        checked += 1
+
+
+def test_guide_example_knocker_8_defender_5_after_layoffs_is_minus_28_for_the_knocker() -> None:
+    knocker = to_mask(parse_cards("2c 3c 4c 5h 5d 5s 7c 8c 9c 8d"))
+    defender = to_mask(parse_cards("Qs Qd Qc Jh Th 9h 4s As 5c Tc"))
+    assert settle_points(knocker, defender, 10, 25, 25) == -28
+
+
+def test_knowledge_tracks_the_opponents_pickups_and_discards() -> None:
+    state = scenarios.undercut_risk()
+    k = Knowledge.from_view(state.view(1))
+    codes = lambda idx: {DECK[i].code for i in idx}  # noqa: E731
+    assert codes(i for i in range(52) if k.opp_known >> i & 1) == {"5c", "9h", "Qd"}
+    assert codes(k.opp_discards) == {"Kc", "Kh", "8h", "4h"}
+    assert "3h" in codes(k.opp_declined)  # it passed the upcard
+    assert k.opp_count == 10 and k.opp_unknown_count == 7
+    assert k.unseen.bit_count() == k.stock_count + k.opp_unknown_count
+
+
+def test_sampled_hidden_cards_are_consistent_with_the_view() -> None:
+    rng = random.Random(1)
+    for seed in range(20):
+        hand = deal(RULES["house"], starter=seed % 2, seed=f"sample:{seed}")
+        moves = rng.randrange(0, 20)
+        for _ in range(moves):
+            if hand.is_over:
+                break
+            hand.apply(rng.choice(hand.legal_actions()))
+        if hand.is_over:
+            continue
+        seat = hand.to_act
+        view = hand.view(seat)
+        k = Knowledge.from_view(view)
+        weights = k.weights()
+        for _ in range(5):
+            opp, stock = k.sample(rng, weights)
+            assert opp & k.opp_known == k.opp_known
+            assert opp.bit_count() == view.hand_counts[1 - seat]
+            assert len(stock) == view.stock_count
+            assert to_mask(DECK[i] for i in stock) | (opp & ~k.opp_known) == k.unseen
+            full = HandState.from_view(
+                view, [DECK[i] for i in range(52) if opp >> i & 1], [DECK[i] for i in stock]
+            )
+            assert full.legal_actions() == list(view.legal_actions)
+
+
+def test_sampled_opponent_hands_make_melds_of_the_cards_it_picked_up() -> None:
+    state = scenarios.undercut_risk()
+    k = Knowledge.from_view(state.view(1))
+    rng = random.Random(0)
+    weights = k.weights()
+    melded = 0
+    for _ in range(100):
+        opp, _ = k.sample(rng, weights)
+        dw = min_deadwood(opp)
+        melded += all(min_deadwood(opp & ~(1 << c)) + DECK[c].value > dw for c in k.opp_taken)
+    assert melded >= 50
+
+
+def test_meld_partners_lists_sets_and_runs_around_a_card() -> None:
+    seven = Card.parse("7h").index
+    pool = to_mask(parse_cards("7c 7d 6h 8h 9h"))
+    options = meld_partners(seven, 0, pool)
+    as_codes = sorted(sorted(DECK[i].code for i in range(52) if m >> i & 1) for m in options)
+    assert as_codes == [["6h", "8h"], ["7c", "7d"], ["8h", "9h"]]
+
+
+def test_playouts_end_and_score_within_the_games_bounds() -> None:
+    for seed in range(50):
+        h = deal(RULES["house"], starter=0, seed=f"playout:{seed}")
+        pts = playout(list(h.hands), list(h.stock), list(h.discard_pile), 0, UPCARD, -1, 10, 25, 25, (10, 10))
+        assert -123 <= pts <= 123
