@@ -6,7 +6,8 @@ It only reads the environment; it never opens a file, a socket or a database.
 Environment variables: ``GINRUMMY_HOST``, ``GINRUMMY_PORT``, ``DATABASE_URL``,
 ``GINRUMMY_LOG_LEVEL``, ``GINRUMMY_BOT_DELAY`` (seconds of human-like pause before the computer
 moves), ``GINRUMMY_ALLOWED_ORIGINS`` (comma-separated browser origins allowed on the WebSocket
-besides the server's own; ``*`` allows any).
+besides the server's own; ``*`` allows any), ``GINRUMMY_MIGRATE`` (``0`` to skip the migrations
+at startup, when a separate ``python -m server migrate`` job runs them).
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ class Settings:
     log_level: str = "info"
     bot_delay: float = 0.6
     allowed_origins: tuple[str, ...] = ()
+    migrate: bool = True
+    """Apply the migrations at startup."""
     static_dir: Path = ROOT / "clients" / "web"
     limits: Limits = field(default_factory=Limits)
     shutdown_timeout: float = 10.0
@@ -75,6 +78,8 @@ class Settings:
             values["allowed_origins"] = tuple(
                 o.strip().rstrip("/") for o in env["GINRUMMY_ALLOWED_ORIGINS"].split(",") if o.strip()
             )
+        if "GINRUMMY_MIGRATE" in env:
+            values["migrate"] = _flag("GINRUMMY_MIGRATE", env["GINRUMMY_MIGRATE"])
         for key, value in overrides.items():
             if value is not None:
                 values[key] = normalize_database_url(value) if key == "database_url" else value
@@ -92,6 +97,15 @@ class Settings:
             raise ValueError("the bot delay cannot be negative")
         if self.log_level.lower() not in {"debug", "info", "warning", "error", "critical"}:
             raise ValueError(f"unknown log level {self.log_level!r}")
+
+
+def _flag(name: str, value: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{name} must be 0 or 1, not {value!r}")
 
 
 def normalize_database_url(url: str) -> str:

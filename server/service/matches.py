@@ -477,7 +477,13 @@ class MatchService:
             async with live.lock:
                 live.last_used = time.monotonic()
                 await self._fresh(live)
-                return await body(live)
+                try:
+                    return await body(live)
+                except Moved:
+                    # Another process wrote first and ``live`` now holds its change: decide
+                    # again on the fresh state (a repeated id is now recognised, a resignation
+                    # goes through, a stale client version is refused).
+                    return await body(live)
 
         task = asyncio.ensure_future(run())
         self._writes.add(task)
@@ -580,7 +586,7 @@ class MatchService:
         self.metrics.commit_seconds.observe(time.perf_counter() - started)
         if not ok:
             await self._reload(live)
-            raise StaleVersion("the match changed meanwhile; here is its current state")
+            raise Moved("the match changed meanwhile; here is its current state")
         finished = meta.status == "finished" and live.meta.status != "finished"
         live.meta = meta
         if action is not None:
@@ -795,6 +801,11 @@ class MatchService:
             action = view.legal_actions[0]
         await self._apply(live, COMPUTER_SEAT, action, None, None)
         return True
+
+
+class Moved(StaleVersion):
+    """A write found the stored version moved on (another process wrote first); the live
+    match has been rebuilt from the store."""
 
 
 def _acks(actions: list[StoredAction]) -> dict[tuple[int, str], int]:

@@ -90,11 +90,12 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
 async def database_ctx(app: web.Application) -> AsyncIterator[None]:
     settings = app[SETTINGS]
     engine: AsyncEngine = create_engine(settings.database_url)
-    try:
-        await upgrade(engine)
-    except BaseException:
-        await engine.dispose()
-        raise
+    if settings.migrate:
+        try:
+            await upgrade(engine)
+        except BaseException:
+            await engine.dispose()
+            raise
     app[ENGINE] = engine
     yield
     await engine.dispose()

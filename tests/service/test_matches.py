@@ -314,3 +314,31 @@ async def test_idle_matches_leave_memory_and_come_back_from_the_store(engine):
     live = await service._get(first)  # rebuilt by replay
     assert live.meta.version == made[0].meta.version and live.state.hand_number == 1
     await service.close()
+
+
+async def test_a_repeated_id_sent_to_a_process_with_an_old_copy_is_answered_not_applied(engine):
+    one = MatchService(SqlStore(engine), bot_delay=0)
+    live, *_ = await human_match(one)
+    two = MatchService(SqlStore(engine), bot_delay=0)  # no broadcaster between them
+    other = await two._get(live.match_id)
+    seat, version = live.state.to_act, live.meta.version
+    first = await one.act(live, seat, "once", version, {"kind": "pass"})
+    again = await two.act(other, seat, "once", version, {"kind": "pass"})
+    assert again == (first[0], True)
+    _, actions = await SqlStore(engine).load_match(live.match_id)
+    assert [a.client_id for a in actions] == ["once"]
+    await one.close()
+    await two.close()
+
+
+async def test_a_resignation_at_a_process_with_an_old_copy_goes_through(engine):
+    one = MatchService(SqlStore(engine), bot_delay=0)
+    live, ada, _ = await human_match(one)
+    two = MatchService(SqlStore(engine), bot_delay=0)
+    await two._get(live.match_id)
+    await one.act(live, live.state.to_act, "a", live.meta.version, {"kind": "pass"})
+    meta = await two.resign(ada, live.match_id)
+    assert meta.status == "finished" and meta.version == live.meta.version + 1
+    assert meta.outcome["reason"] == "resign" and meta.winner == 1
+    await one.close()
+    await two.close()

@@ -26,8 +26,34 @@ def test_options_win_over_the_environment_which_wins_over_defaults():
     assert o.allowed_origins == ("https://a.example", "https://b.example")
 
 
+def test_migrations_at_startup_can_be_left_to_a_separate_job():
+    assert Settings.from_env({}).migrate is True
+    assert Settings.from_env({"GINRUMMY_MIGRATE": "0"}).migrate is False
+    assert Settings.from_env({"GINRUMMY_MIGRATE": "1"}).migrate is True
+
+
+async def test_a_server_that_does_not_migrate_uses_the_schema_a_migrate_job_made(make_client, tmp_path):
+    import asyncio
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'job.db'}"
+    unmigrated = await make_client(database_url=url, migrate=False)
+    r = await unmigrated.post("/api/players", json={"name": "Ada"})
+    assert r.status == 500  # no tables: it really did not migrate
+    await unmigrated.close()
+    assert await asyncio.to_thread(main, ["migrate", "--database-url", url]) == 0
+    client = await make_client(database_url=url, migrate=False)
+    r = await client.post("/api/players", json={"name": "Ada"})
+    assert r.status == 201
+
+
 @pytest.mark.parametrize(
-    "env", [{"GINRUMMY_PORT": "70000"}, {"GINRUMMY_BOT_DELAY": "-1"}, {"GINRUMMY_LOG_LEVEL": "loud"}]
+    "env",
+    [
+        {"GINRUMMY_MIGRATE": "maybe"},
+        {"GINRUMMY_PORT": "70000"},
+        {"GINRUMMY_BOT_DELAY": "-1"},
+        {"GINRUMMY_LOG_LEVEL": "loud"},
+    ],
 )
 def test_bad_settings_are_refused(env):
     with pytest.raises(ValueError):
