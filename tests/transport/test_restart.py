@@ -97,13 +97,22 @@ async def test_a_repeated_id_after_a_restart_is_still_answered_as_before(make_cl
 
 def _start(db: Path, port: int, log: Path) -> subprocess.Popen:
     env = {**os.environ, "GINRUMMY_BOT_DELAY": "0", "GINRUMMY_LOG_LEVEL": "warning"}
-    return subprocess.Popen(
-        [sys.executable, "-m", "server", "--port", str(port), "--database-url", f"sqlite+aiosqlite:///{db}"],
-        cwd=ROOT,
-        env=env,
-        stdout=log.open("ab"),
-        stderr=subprocess.STDOUT,
-    )
+    with log.open("ab") as out:  # the child keeps its own copy of the descriptor
+        return subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "server",
+                "--port",
+                str(port),
+                "--database-url",
+                f"sqlite+aiosqlite:///{db}",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
 
 
 async def _wait_ready(session: aiohttp.ClientSession, base: str, proc: subprocess.Popen) -> None:
