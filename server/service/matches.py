@@ -167,7 +167,10 @@ class MatchService:
         self._writes: set[asyncio.Task[Any]] = set()
         self._closing = False
         self.broadcaster.listen(self._on_change)
-        self.metrics.live_matches.set_function(lambda: len(self._live))
+        self.metrics.live_matches.set_function(
+            lambda: sum(1 for lv in self._live.values() if lv.meta.status != "finished")
+        )
+        self.metrics.cached_matches.set_function(lambda: len(self._live))
 
     # --- lifecycle ----------------------------------------------------------------------------
 
@@ -410,6 +413,9 @@ class MatchService:
             live.last_used = time.monotonic()
             if live.connected() != before and not live.stale:
                 self._fan_out(live)
+            if not live.subscribers and live.meta.status == "finished" and live.bot_task is None:
+                # Nobody is watching a finished match: its record is in the store.
+                self._live.pop(live.match_id, None)
         self._evict()
 
     async def current_state(self, live: LiveMatch, seat: int | None) -> str:

@@ -29,7 +29,12 @@ class Metrics:
         self.bot_seconds = Histogram(
             "ginrummy_bot_think_seconds", "Computer move computation time", registry=r
         )
-        self.live_matches = Gauge("ginrummy_live_matches", "Matches held in memory", registry=r)
+        self.live_matches = Gauge(
+            "ginrummy_live_matches", "Matches in play (waiting or active) held in memory", registry=r
+        )
+        self.cached_matches = Gauge(
+            "ginrummy_cached_matches", "Matches held in memory, finished ones included", registry=r
+        )
         self.ws_connections = Gauge("ginrummy_ws_connections", "Open WebSocket connections", registry=r)
         self.ws_messages = Counter(
             "ginrummy_ws_messages", "WebSocket messages received", ["type"], registry=r

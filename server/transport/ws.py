@@ -74,6 +74,7 @@ class Connection:
         self.outbox: asyncio.Queue[str | None] = asyncio.Queue()
         self.writer = asyncio.get_running_loop().create_task(self._write_loop())
         self.closing = False
+        self._closer: asyncio.Task[Any] | None = None
 
     # --- outgoing -----------------------------------------------------------------------------
 
@@ -83,7 +84,7 @@ class Connection:
         if self.outbox.qsize() >= OUTBOX_LIMIT:
             # The client stopped reading: drop it rather than buffer without bound.
             self.closing = True
-            asyncio.get_running_loop().create_task(
+            self._closer = asyncio.get_running_loop().create_task(
                 self.ws.close(code=CLOSE_SLOW_CONSUMER, message=b"client too slow")
             )
             return
@@ -108,7 +109,7 @@ class Connection:
         self.outbox.put_nowait(None)
         try:
             await asyncio.wait_for(self.writer, timeout=5)
-        except (TimeoutError, asyncio.CancelledError):
+        except TimeoutError:
             self.writer.cancel()
 
     def error(self, error: ServiceError, msg_id: str | None = None) -> None:

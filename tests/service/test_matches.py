@@ -342,3 +342,16 @@ async def test_a_resignation_at_a_process_with_an_old_copy_goes_through(engine):
     assert meta.outcome["reason"] == "resign" and meta.winner == 1
     await one.close()
     await two.close()
+
+
+async def test_the_live_matches_gauge_counts_matches_in_play_only(engine):
+    service = MatchService(SqlStore(engine), bot_delay=0)
+    ada, _ = await service.create_player("Ada")
+    for _ in range(3):
+        await service.create_match(ada, opponent="human")
+    done = await service.create_match(ada)
+    await service.resign(ada, done.meta.match_id)
+    registry = service.metrics.registry
+    assert registry.get_sample_value("ginrummy_live_matches") == 3
+    assert registry.get_sample_value("ginrummy_cached_matches") == 4
+    await service.close()

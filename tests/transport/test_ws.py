@@ -397,3 +397,34 @@ async def test_a_database_failure_is_unavailable_and_the_act_can_be_sent_again(m
     await mover.act({"kind": "pass"}, version=version, id="retry-me")
     ack = await mover.recv_until("ack")
     assert ack == {"type": "ack", "id": "retry-me", "version": version + 1}
+
+
+async def test_a_client_that_stops_reading_is_closed_1011_instead_of_buffered_without_bound():
+    from types import SimpleNamespace
+
+    from server.config import Settings
+    from server.service import Metrics
+    from server.transport import ws as ws_module
+    from server.transport.keys import METRICS, SETTINGS
+
+    class StuckSocket:
+        closed = False
+        close_code = None
+
+        async def send_str(self, text):
+            await asyncio.Event().wait()  # the client never reads: the send never completes
+
+        async def close(self, code, message=b""):
+            self.close_code = code
+            self.closed = True
+
+    sock = StuckSocket()
+    request = SimpleNamespace(app={SETTINGS: Settings(), METRICS: Metrics()})
+    conn = ws_module.Connection(sock, service=None, request=request)
+    for i in range(ws_module.OUTBOX_LIMIT + 2):
+        conn.deliver(f'{{"type": "pong", "n": {i}}}')
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert conn.closing and sock.close_code == ws_module.CLOSE_SLOW_CONSUMER == 1011
+    assert conn.outbox.qsize() <= ws_module.OUTBOX_LIMIT
+    conn.writer.cancel()
