@@ -7,7 +7,9 @@ Environment variables: ``GINRUMMY_HOST``, ``GINRUMMY_PORT``, ``DATABASE_URL``,
 ``GINRUMMY_LOG_LEVEL``, ``GINRUMMY_BOT_DELAY`` (seconds of human-like pause before the computer
 moves), ``GINRUMMY_ALLOWED_ORIGINS`` (comma-separated browser origins allowed on the WebSocket
 besides the server's own; ``*`` allows any), ``GINRUMMY_MIGRATE`` (``0`` to skip the migrations
-at startup, when a separate ``python -m server migrate`` job runs them).
+at startup, when a separate ``python -m server migrate`` job runs them), ``GINRUMMY_BROADCAST``
+(``local`` or ``postgres``: how changes reach other server processes; default ``postgres`` on a
+Postgres database, else ``local``).
 """
 
 from __future__ import annotations
@@ -54,6 +56,9 @@ class Settings:
     allowed_origins: tuple[str, ...] = ()
     migrate: bool = True
     """Apply the migrations at startup."""
+    broadcast: str = ""
+    """``local`` (one process) or ``postgres`` (LISTEN/NOTIFY between processes); empty means
+    ``postgres`` on a Postgres database, else ``local``."""
     static_dir: Path = ROOT / "clients" / "web"
     limits: Limits = field(default_factory=Limits)
     shutdown_timeout: float = 10.0
@@ -78,6 +83,8 @@ class Settings:
             values["allowed_origins"] = tuple(
                 o.strip().rstrip("/") for o in env["GINRUMMY_ALLOWED_ORIGINS"].split(",") if o.strip()
             )
+        if env.get("GINRUMMY_BROADCAST"):
+            values["broadcast"] = env["GINRUMMY_BROADCAST"].strip().lower()
         if "GINRUMMY_MIGRATE" in env:
             values["migrate"] = _flag("GINRUMMY_MIGRATE", env["GINRUMMY_MIGRATE"])
         for key, value in overrides.items():
@@ -87,6 +94,11 @@ class Settings:
         settings.validate()
         return settings
 
+    def __post_init__(self) -> None:
+        if not self.broadcast:
+            postgres = self.database_url.startswith(("postgresql", "postgres"))
+            object.__setattr__(self, "broadcast", "postgres" if postgres else "local")
+
     def with_(self, **changes: Any) -> Settings:
         return replace(self, **changes)
 
@@ -95,6 +107,10 @@ class Settings:
             raise ValueError(f"port {self.port} is out of range")
         if self.bot_delay < 0:
             raise ValueError("the bot delay cannot be negative")
+        if self.broadcast not in ("local", "postgres"):
+            raise ValueError(f"broadcast must be 'local' or 'postgres', not {self.broadcast!r}")
+        if self.broadcast == "postgres" and not self.database_url.startswith(("postgresql", "postgres")):
+            raise ValueError("broadcast 'postgres' needs a Postgres database")
         if self.log_level.lower() not in {"debug", "info", "warning", "error", "critical"}:
             raise ValueError(f"unknown log level {self.log_level!r}")
 

@@ -384,8 +384,13 @@ class MatchService:
         if hmac.compare_digest(live.meta.watch_token_hash, token_hash):
             return live, None
         player = await self.store.player_by_token_hash(token_hash)
-        if player is None or player.player_id not in live.meta.seat_ids:
+        if player is None:
             raise Unauthorized("this token has no seat in this match")
+        if player.player_id not in live.meta.seat_ids:
+            async with live.lock:  # maybe the player joined through another process
+                await self._catch_up(live)
+            if player.player_id not in live.meta.seat_ids:
+                raise Unauthorized("this token has no seat in this match")
         # A computer turn interrupted by a crash resumes as soon as someone looks.
         self._schedule_bot(live)
         return live, live.meta.seat_ids.index(player.player_id)
@@ -397,6 +402,7 @@ class MatchService:
         """Start sending ``subscriber`` its view of every change, beginning with the current one."""
         async with live.lock:
             await self._fresh(live)
+            await self._catch_up(live)  # another process may have moved it on
             before = live.connected()
             live.subscribers.add(subscriber)
             live.last_used = time.monotonic()
@@ -451,6 +457,13 @@ class MatchService:
             if client_id is not None and (seat, client_id) in live.acks:
                 return live.acks[(seat, client_id)], True
             meta = live.meta
+            if meta.status != "active" or version != meta.version or live.state.to_act != seat:
+                # About to refuse: first make sure it is not our copy that is behind (another
+                # process may have written). Costs a read only on this path.
+                await self._catch_up(live)
+                if client_id is not None and (seat, client_id) in live.acks:
+                    return live.acks[(seat, client_id)], True
+                meta = live.meta
             if meta.status == "finished":
                 raise IllegalAction("the match is over")
             if meta.status == "waiting":
@@ -693,6 +706,14 @@ class MatchService:
         live.seq = len(actions)
         live.acks = _acks(actions)
         live.stale = False
+
+    async def _catch_up(self, live: LiveMatch) -> None:
+        """Under the lock: reload ``live`` if the store has a later version (written by another
+        process whose notice has not reached us), and tell our clients."""
+        meta = await self.store.load_meta(live.match_id)
+        if meta is not None and meta.version > live.meta.version:
+            await self._reload(live)
+            self._fan_out(live)
 
     async def _fresh(self, live: LiveMatch) -> None:
         """Under the lock: make sure ``live`` reflects the store (after a failed write)."""

@@ -23,7 +23,7 @@ from server.service import Broadcaster, MatchService, Metrics
 from server.service.errors import ServiceError, TooLarge
 from server.storage import SqlStore, create_engine, upgrade
 
-from .keys import ENGINE, LIMITER, METRICS, SERVICE, SETTINGS, SOCKETS
+from .keys import BROADCASTER, ENGINE, LIMITER, METRICS, SERVICE, SETTINGS, SOCKETS
 from .ratelimit import RestLimiter
 
 log = logging.getLogger("server.transport")
@@ -101,6 +101,19 @@ async def database_ctx(app: web.Application) -> AsyncIterator[None]:
     await engine.dispose()
 
 
+async def postgres_broadcaster_ctx(app: web.Application) -> AsyncIterator[None]:
+    """With ``broadcast = "postgres"``: changes reach the other server processes by
+    LISTEN/NOTIFY (and theirs reach us)."""
+    from server.storage.notify import PostgresBroadcaster
+
+    broadcaster = await PostgresBroadcaster.connect(app[SETTINGS].database_url)
+    app[BROADCASTER] = broadcaster
+    try:
+        yield
+    finally:
+        await broadcaster.close()
+
+
 def service_ctx(
     broadcaster: Broadcaster | None, bot_factory: Callable[[str, str], Any] | None
 ) -> Callable[[web.Application], AsyncIterator[None]]:
@@ -108,13 +121,18 @@ def service_ctx(
         kwargs: dict[str, Any] = {}
         if bot_factory is not None:
             kwargs["bot_factory"] = bot_factory
+        chosen = broadcaster if broadcaster is not None else app.get(BROADCASTER)
         service = MatchService(
             SqlStore(app[ENGINE]),
             bot_delay=app[SETTINGS].bot_delay,
-            broadcaster=broadcaster,
+            broadcaster=chosen,
             metrics=app[METRICS],
             **kwargs,
         )
+        on_gap = getattr(chosen, "on_gap", None)
+        if on_gap is not None:
+            # Notifications missed while the broadcaster was reconnecting: check every match.
+            on_gap(service.resync)
         app[SERVICE] = service
         log.info("service ready", extra={"database": _safe_url(app[SETTINGS].database_url)})
         yield
@@ -158,6 +176,8 @@ def create_app(
     app[METRICS] = Metrics()
     app[SOCKETS] = set()
     app.cleanup_ctx.append(database_ctx)
+    if broadcaster is None and settings.broadcast == "postgres":
+        app.cleanup_ctx.append(postgres_broadcaster_ctx)
     app.cleanup_ctx.append(service_ctx(broadcaster, bot_factory))
     app.cleanup_ctx.append(limiter_ctx)
     app.on_shutdown.append(close_sockets)

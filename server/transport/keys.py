@@ -6,7 +6,7 @@ from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.config import Settings
-from server.service import MatchService, Metrics
+from server.service import Broadcaster, MatchService, Metrics
 
 from .ratelimit import RestLimiter
 
@@ -16,3 +16,4 @@ METRICS = web.AppKey("metrics", Metrics)
 ENGINE = web.AppKey("engine", AsyncEngine)
 LIMITER = web.AppKey("limiter", RestLimiter)
 SOCKETS = web.AppKey("sockets", set[web.WebSocketResponse])
+BROADCASTER = web.AppKey("broadcaster", Broadcaster)

@@ -355,3 +355,26 @@ async def test_the_live_matches_gauge_counts_matches_in_play_only(engine):
     assert registry.get_sample_value("ginrummy_live_matches") == 3
     assert registry.get_sample_value("ginrummy_cached_matches") == 4
     await service.close()
+
+
+async def test_a_process_whose_copy_is_behind_catches_up_instead_of_refusing(engine):
+    """No broadcaster between two services: the one with the old copy must not answer
+    waiting, unauthorized or stale from it."""
+    one = MatchService(SqlStore(engine), bot_delay=0)
+    ada, _ = await one.create_player("Ada")
+    bob, bob_token = await one.create_player("Bob")
+    created = await one.create_match(ada, opponent="human")
+    two = MatchService(SqlStore(engine), bot_delay=0)
+    behind = await two._get(created.meta.match_id)  # cached while waiting
+    await one.join(bob, created.meta.match_id, created.invite)
+    # Bob's hello reaches the process that still thinks the seat is empty.
+    live, seat = await two.open(created.meta.match_id, bob_token)
+    assert seat == 1 and live is behind and live.meta.status == "active"
+    # A move made at the first process, then the next one sent to the second at the new version.
+    first = await one._get(created.meta.match_id)
+    mover = first.state.to_act
+    await one.act(first, mover, "m1", first.meta.version, {"kind": "pass"})
+    version, repeated = await two.act(behind, 1 - mover, "m2", first.meta.version, {"kind": "pass"})
+    assert not repeated and version == first.meta.version + 1
+    await one.close()
+    await two.close()

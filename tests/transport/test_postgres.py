@@ -53,3 +53,24 @@ async def test_a_match_on_postgres_plays_and_survives_a_restart(make_client, pos
     assert final["view"]["status"] == "finished"
     stats = await (await client2.get("/api/players/me/stats", headers=auth(ada))).json()
     assert stats["matches"] == 1 and stats["hands"] >= 1
+
+
+async def test_two_servers_on_one_postgres_tell_each_others_clients(make_client, postgres_url):
+    one = await make_client(database_url=postgres_url, broadcast="postgres")
+    two = await make_client(database_url=postgres_url, broadcast="postgres")
+    ada, bob = await new_player(one, "Ada"), await new_player(two, "Bob")
+    m = await new_match(one, ada, opponent="human")
+    r = await two.post(
+        f"/api/matches/{m['match_id']}/join", json={"invite": m["invite"]["code"]}, headers=auth(bob)
+    )
+    assert r.status == 200
+    a, b = await Socket.connect(one), await Socket.connect(two)
+    await a.hello(m["match_id"], ada["token"])
+    await b.hello(m["match_id"], bob["token"])
+    mover, other = (a, b) if a.state["view"]["hand"]["to_act"] == 0 else (b, a)
+    version = mover.state["version"]
+    await mover.act({"kind": "pass"})
+    seen = await other.recv_until("state")
+    while seen["version"] <= version:
+        seen = await other.recv_until("state")
+    assert seen["version"] == version + 1 and seen["view"]["hand"]["history"][-1]["kind"] == "pass"
