@@ -1,0 +1,128 @@
+"""The hosting files agree with the server: docker-compose.yml, deploy/nginx.conf and the
+Dockerfile name only commands, options, environment variables, ports and routes that the server
+really has. (Docker cannot run here; the topology itself runs as processes in test_topology.)"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pytest
+import yaml
+from sqlalchemy import make_url
+
+from server.__main__ import _parser
+from server.config import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVERS = ("server1", "server2")
+
+
+class Recording(Mapping[str, str]):
+    """An environment that remembers which variables the server asked for."""
+
+    def __init__(self, values: Mapping[str, str]) -> None:
+        self.values = dict(values)
+        self.asked: set[str] = set()
+
+    def __getitem__(self, key: str) -> str:
+        self.asked.add(key)
+        return self.values[key]
+
+    def __contains__(self, key: object) -> bool:
+        self.asked.add(str(key))
+        return key in self.values
+
+    def get(self, key: str, default=None):  # type: ignore[override]
+        self.asked.add(key)
+        return self.values.get(key, default)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.values)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict:
+    return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+
+
+def env_of(service: dict) -> dict[str, str]:
+    env = service.get("environment", {})
+    if isinstance(env, list):
+        env = dict(item.split("=", 1) for item in env)
+    return {k: str(v) for k, v in env.items()}
+
+
+def test_the_compose_file_runs_postgres_a_migration_two_servers_and_a_balancer(compose):
+    services = compose["services"]
+    assert set(services) == {"postgres", "migrate", *SERVERS, "balancer"}
+    assert services["postgres"]["image"].startswith("postgres:")
+    assert services["balancer"]["image"].startswith("nginx:")
+    assert services["migrate"]["depends_on"]["postgres"]["condition"] == "service_healthy"
+    for name in SERVERS:
+        assert services[name]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+        assert services[name]["build"] == "."
+    assert set(services["balancer"]["depends_on"]) == set(SERVERS)
+
+
+def test_every_command_in_the_compose_file_and_the_dockerfile_parses_with_the_server_cli(compose):
+    migrate = compose["services"]["migrate"]["command"]
+    assert migrate[:3] == ["python", "-m", "server"]
+    assert _parser().parse_args(migrate[3:]).command == "migrate"
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    cmd = re.search(r"^CMD (\[.*\])$", dockerfile, re.M)
+    assert cmd is not None
+    args = yaml.safe_load(cmd.group(1))
+    assert args[:3] == ["python", "-m", "server"]
+    assert _parser().parse_args(args[3:]).command in (None, "serve")
+    for line in re.findall(r"^COPY (.+) \S+$", dockerfile, re.M):
+        for src in shlex.split(line):
+            assert (ROOT / src).exists(), f"the Dockerfile copies {src}, which does not exist"
+
+
+def test_every_environment_variable_given_to_the_servers_is_one_the_server_reads(compose):
+    postgres = env_of(compose["services"]["postgres"])
+    urls = set()
+    for name in (*SERVERS, "migrate"):
+        env = Recording(env_of(compose["services"][name]))
+        settings = Settings.from_env(env)
+        unread = set(env.values) - env.asked
+        assert not unread, f"{name} sets {sorted(unread)}, which the server never reads"
+        url = make_url(settings.database_url)
+        assert url.get_backend_name() == "postgresql" and url.drivername == "postgresql+asyncpg"
+        assert (url.host, url.port or 5432) == ("postgres", 5432)
+        assert (url.username, url.password, url.database) == (
+            postgres["POSTGRES_USER"],
+            postgres["POSTGRES_PASSWORD"],
+            postgres["POSTGRES_DB"],
+        )
+        urls.add(settings.database_url)
+        if name in SERVERS:
+            assert settings.host == "0.0.0.0"
+            assert settings.migrate is False, "replicas must leave migrating to the migrate job"
+            assert settings.broadcast == "postgres"
+    assert len(urls) == 1, "the migration and the servers must share one database"
+
+
+def test_the_balancer_sends_every_replica_websocket_upgrades_on_the_servers_port(compose):
+    services = compose["services"]
+    (mount,) = services["balancer"]["volumes"]
+    source, target = mount.split(":")[:2]
+    assert target == "/etc/nginx/nginx.conf"
+    conf = (ROOT / source).read_text()
+    upstreams = set(re.findall(r"^\s*server (\S+?):(\d+)", conf, re.M))
+    ports = {str(Settings.from_env(env_of(services[s])).port) for s in SERVERS}
+    assert upstreams == {(s, p) for s in SERVERS for p in ports}
+    assert re.search(r"proxy_set_header Upgrade \$http_upgrade", conf)
+    assert re.search(r"proxy_set_header Connection \$connection_upgrade", conf)
+    assert re.search(r"proxy_http_version 1\.1", conf)
+    # POST is never retried on another replica (nginx's default; no "non_idempotent").
+    assert "non_idempotent" not in conf
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert f"EXPOSE {ports.pop()}" in dockerfile
+    assert "/healthz" in dockerfile
