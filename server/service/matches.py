@@ -656,9 +656,8 @@ class MatchService:
     # --- internals: loading -------------------------------------------------------------------
 
     async def _meta(self, match_id: str) -> MatchMeta:
-        live = self._live.get(match_id)
-        if live is not None:
-            return live.meta.copy()
+        """The match's row from the store: the truth, even if another process just changed it
+        and our copy in memory has not heard yet."""
         meta = await self.store.load_meta(match_id) if _plausible_id(match_id) else None
         if meta is None:
             raise UnknownMatch(f"no match {match_id!r}")

@@ -378,3 +378,17 @@ async def test_a_process_whose_copy_is_behind_catches_up_instead_of_refusing(eng
     assert not repeated and version == first.meta.version + 1
     await one.close()
     await two.close()
+
+
+async def test_details_and_record_read_the_store_not_an_old_copy(engine):
+    one = MatchService(SqlStore(engine), bot_delay=0)
+    live, ada, _ = await human_match(one)
+    two = MatchService(SqlStore(engine), bot_delay=0)
+    await two._get(live.match_id)  # an old copy at the second process
+    await one.resign(ada, live.match_id)
+    meta, _ = await two.details(ada, live.match_id)
+    assert meta.status == "finished"
+    record = await two.record(ada, live.match_id)
+    assert record["outcome"]["reason"] == "resign"
+    await one.close()
+    await two.close()
