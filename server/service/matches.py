@@ -296,9 +296,11 @@ class MatchService:
 
     async def resign(self, player: PlayerRecord, match_id: str) -> MatchMeta:
         live = await self._get(match_id)
-        seat = self._seat_of(live.meta, player)
 
         async def body(live: LiveMatch) -> MatchMeta:
+            if player.player_id not in live.meta.seat_ids or live.meta.status != "active":
+                await self._catch_up(live)  # joined or finished through another process?
+            seat = self._seat_of(live.meta, player)
             if live.meta.status == "finished":
                 raise MatchOver("the match is already over")
             if live.meta.status == "waiting":

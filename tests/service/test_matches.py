@@ -392,3 +392,17 @@ async def test_details_and_record_read_the_store_not_an_old_copy(engine):
     assert record["outcome"]["reason"] == "resign"
     await one.close()
     await two.close()
+
+
+async def test_a_player_who_joined_through_another_process_can_resign_here(engine):
+    one = MatchService(SqlStore(engine), bot_delay=0)
+    ada, _ = await one.create_player("Ada")
+    bob, _ = await one.create_player("Bob")
+    created = await one.create_match(ada, opponent="human")
+    two = MatchService(SqlStore(engine), bot_delay=0)
+    await two._get(created.meta.match_id)  # cached while Bob's seat was empty
+    await one.join(bob, created.meta.match_id, created.invite)
+    meta = await two.resign(bob, created.meta.match_id)
+    assert meta.status == "finished" and meta.winner == 0
+    await one.close()
+    await two.close()
