@@ -1,10 +1,10 @@
 """Easy: relaxed, beatable by a beginner.
 
-It plays sensibly but loosely: it always takes an upcard that completes a new meld, but takes one
-that only extends a meld half the time and never takes a card just to lower its deadwood; it
-likes to keep pairs and near-runs, even of high cards, and its discards are a little random; it
-knocks at once with a small deadwood but often lets a bigger knock go by. It never looks at what
-the opponent did.
+It plays sensibly but loosely: it always takes an upcard that completes a new meld, but seldom
+one that only extends a meld, and never takes a card just to lower its deadwood; it clings to
+pairs and near-runs, even of high cards, and its discards are somewhat random; it knocks at once
+with a small deadwood but mostly lets a bigger knock go by. It never looks at what the opponent
+did.
 """
 
 from __future__ import annotations
@@ -16,12 +16,15 @@ from server.rules.melds import min_deadwood
 from .base import Bot, own_mask, top_of_pile
 from .sim import connections
 
-SURE_KNOCK = 4
-"""Deadwood at or below which Easy always knocks; above it, up to the limit, half the time."""
-KNOCK_CHANCE = 0.5
-EXTEND_CHANCE = 0.5
-PARTNER_WEIGHT = 4.0
-NOISE = 6.0
+SURE_KNOCK = 6
+"""Deadwood at or below which Easy always knocks; above it, up to the limit, now and then."""
+KNOCK_CHANCE = 0.3
+EXTEND_CHANCE = 0.3
+"""How often it takes a discard that only extends a meld it already has."""
+PARTNER_WEIGHT = 8.0
+"""Deadwood points a card's partners (same rank, near in suit) are worth to Easy: it hangs on
+to pairs, even of kings, far too long."""
+NOISE = 10.0
 
 
 class EasyBot(Bot):

@@ -51,6 +51,7 @@ class HardBot(Bot):
         feed: int = 10,
         blend: int = 100,
         lookahead: int = 1,
+        margin: int = 8,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:
@@ -63,17 +64,20 @@ class HardBot(Bot):
         self.feed = feed
         self.blend = blend / 100
         self.lookahead = lookahead
+        self.margin = margin
 
     def __repr__(self) -> str:
         return f"HardBot({self.seed!r}, worlds={self.worlds}, candidates={self.candidates})"
 
     # --- the picture of the hand --------------------------------------------------------------
 
-    def _setup(self, view: SeatView) -> tuple[Knowledge, dict[int, float], list[tuple[int, list[int]]]]:
+    def _setup(
+        self, view: SeatView, worlds: int
+    ) -> tuple[Knowledge, dict[int, float], list[tuple[int, list[int]]]]:
         k = Knowledge.from_view(view)
         weights = k.weights()
-        worlds = [k.sample(self.rng, weights) for _ in range(self.worlds)]
-        return k, weights, worlds
+        limit = view.rules.knock_limit
+        return k, weights, [k.sample(self.rng, weights, limit) for _ in range(worlds)]
 
     # --- draw ---------------------------------------------------------------------------------
 
@@ -97,7 +101,8 @@ class HardBot(Bot):
             return True  # it completes a new meld with two loose cards: always worth it
         if not self.sim_draw:
             return greedy_take(hand, top, limit)
-        k, _, worlds = self._setup(view)
+        # Two options, usually far apart: half the samples of a discard decision are enough.
+        k, _, worlds = self._setup(view, max(1, self.worlds // 2))
         memo = Memo()
         me = view.seat
         assert me is not None
@@ -118,22 +123,26 @@ class HardBot(Bot):
             hands[me] &= ~(1 << card)
             if dw <= limit:
                 pts = settle_points(hands[me], opp_hand, limit, rules.gin_bonus, rules.undercut_bonus)
-                take_total += pts
+                take_total += with_box(pts, rules.box_bonus)
             elif len(stock) <= 2:
                 pass  # a plain discard now ends the hand: dead, no score
             else:
-                take_total += sign * playout(
-                    hands,
-                    list(stock_top_last),
-                    [*pile[:-1], card],
-                    opp,
-                    DRAW,
-                    -1,
-                    limit,
-                    rules.gin_bonus,
-                    rules.undercut_bonus,
-                    knock_at,
-                    memo=memo,
+                take_total += boxed(
+                    sign,
+                    rules.box_bonus,
+                    playout(
+                        hands,
+                        list(stock_top_last),
+                        [*pile[:-1], card],
+                        opp,
+                        DRAW,
+                        -1,
+                        limit,
+                        rules.gin_bonus,
+                        rules.undercut_bonus,
+                        knock_at,
+                        memo=memo,
+                    ),
                 )
             # decline: pass the upcard, or draw from the stock
             hands = [0, 0]
@@ -144,21 +153,25 @@ class HardBot(Bot):
             else:
                 # a draw from the stock, or (the dealer passing) the starter must draw from it
                 args = (view.starter if opening else me, DRAW, passes)
-            stock_total += sign * playout(
-                hands,
-                list(stock_top_last),
-                list(pile),
-                args[0],
-                args[1],
-                -1,
-                limit,
-                rules.gin_bonus,
-                rules.undercut_bonus,
-                knock_at,
-                passes=args[2],
-                starter=view.starter,
-                stock_only=args[1] == DRAW,
-                memo=memo,
+            stock_total += boxed(
+                sign,
+                rules.box_bonus,
+                playout(
+                    hands,
+                    list(stock_top_last),
+                    list(pile),
+                    args[0],
+                    args[1],
+                    -1,
+                    limit,
+                    rules.gin_bonus,
+                    rules.undercut_bonus,
+                    knock_at,
+                    passes=args[2],
+                    starter=view.starter,
+                    stock_only=args[1] == DRAW,
+                    memo=memo,
+                ),
             )
         return take_total > stock_total
 
@@ -174,12 +187,16 @@ class HardBot(Bot):
             card = max((c for c, dw in options.items() if dw == 0), key=lambda c: (VALUES[c.index], c))
             return Knock(card)
         hand = own_mask(view)
-        k, _, worlds = self._setup(view)
+        k, _, worlds = self._setup(view, self.worlds)
         memo = Memo()
         probs = k.opp_probabilities()
         scored = self._quick_scores(view, hand, k, probs)
         ranked = sorted(scored, key=lambda i: scored[i])
-        candidates = ranked[: self.candidates] if self.sim_discard else ranked[:1]
+        # Simulate only the few best by the quick score, and none that is clearly worse.
+        cut = scored[ranked[0]] + self.margin
+        candidates = (
+            [c for c in ranked[: self.candidates] if scored[c] <= cut] if self.sim_discard else ranked[:1]
+        )
         if least <= limit and not self.sim_knock:
             kc = min((c.index for c, dw in options.items() if dw == least), key=lambda i: scored.get(i, 0.0))
             return Knock(DECK[kc])
@@ -198,18 +215,22 @@ class HardBot(Bot):
                 hands[me], hands[opp] = hand & ~(1 << c), opp_hand
                 if len(stock) <= 2:
                     continue  # a plain discard now ends the hand: dead, 0
-                total += sign * playout(
-                    hands,
-                    stock[::-1],
-                    [*k.pile, c],
-                    opp,
-                    DRAW,
-                    -1,
-                    limit,
-                    rules.gin_bonus,
-                    rules.undercut_bonus,
-                    knock_at,
-                    memo=memo,
+                total += boxed(
+                    sign,
+                    rules.box_bonus,
+                    playout(
+                        hands,
+                        stock[::-1],
+                        [*k.pile, c],
+                        opp,
+                        DRAW,
+                        -1,
+                        limit,
+                        rules.gin_bonus,
+                        rules.undercut_bonus,
+                        knock_at,
+                        memo=memo,
+                    ),
                 )
             totals[("discard", c)] = total
         if least <= limit:
@@ -217,7 +238,10 @@ class HardBot(Bot):
             for kc in (c.index for c, dw in options.items() if dw == least):
                 left = hand & ~(1 << kc)
                 totals[("knock", kc)] = sum(
-                    settle_points(left, opp_hand, limit, rules.gin_bonus, rules.undercut_bonus)
+                    with_box(
+                        settle_points(left, opp_hand, limit, rules.gin_bonus, rules.undercut_bonus),
+                        rules.box_bonus,
+                    )
                     for opp_hand, _ in worlds
                 )
         # Playouts are noisy at this budget; the quick score carries the opponent model (feeding)
@@ -265,6 +289,21 @@ class HardBot(Bot):
             expected = expected / w_total if self.lookahead else dw
             out[c] = expected + self.feed * feed_chance(c, p_opp)
         return out
+
+
+def with_box(points: int, box_bonus: int) -> int:
+    """A hand's points for its winner's side, counting the box bonus a won hand earns at the
+    end of a ``classic`` match (0 in ``house``)."""
+    if points > 0:
+        return points + box_bonus
+    if points < 0:
+        return points - box_bonus
+    return 0
+
+
+def boxed(sign: int, box_bonus: int, net_seat0: int) -> int:
+    """A playout's result (seat 0's net points) from this seat's side, box bonus included."""
+    return with_box(sign * net_seat0, box_bonus)
 
 
 def near_mask(hand: int) -> int:

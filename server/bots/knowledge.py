@@ -38,7 +38,7 @@ TAKEN_TWO_AWAY_IN_SUIT = 1.3
 RECENT_DECLINES = 3
 TAKEN_FOR_OTHER_REASONS = 0.15
 """How often a guess does not build a meld around a card the opponent took."""
-MAX_PASSED_OVER = 8
+MAX_PASSED_OVER = 5
 """Cap on the extra cards a sampled opponent hand is chosen from (see :meth:`Knowledge.sample`)."""
 
 

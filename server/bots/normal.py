@@ -10,10 +10,13 @@ top of the discard pile. Every decision is a handful of deadwood computations (w
 from __future__ import annotations
 
 from server.rules import Discard, Knock, SeatView
-from server.rules.cards import VALUES
+from server.rules.cards import VALUES, to_mask
 
 from .base import Bot, own_mask, top_of_pile
-from .sim import RANK, connections, greedy_take
+from .sim import RANK, greedy_take, live_connections
+
+PARTNER_VALUE = 1
+"""Deadwood points a partner (same rank, or within two in the suit) adds to a card's worth."""
 
 
 class NormalBot(Bot):
@@ -24,16 +27,27 @@ class NormalBot(Bot):
 
     def discard(self, view: SeatView) -> Discard | Knock:
         hand = own_mask(view)
+        dead = to_mask(view.discard_pile)
         options = view.discard_deadwood
         least = min(dw for _, dw in options)
+
+        if least <= view.rules.knock_limit:
+            card = min(
+                (c for c, dw in options if dw == least), key=lambda c: (-VALUES[c.index], -RANK[c.index])
+            )
+            return Knock(card)
 
         def key(item: tuple) -> tuple:
             card, dw = item
             i = card.index
-            # least deadwood left; then keep the cards with partners; then the higher card goes
-            return (dw, connections(hand, i), -VALUES[i], -RANK[i], self.rng.random())
+            # "useless": a card with partners (a pair, two of a run) is worth a few points more
+            # than a lone card; then the higher card goes
+            return (
+                dw + PARTNER_VALUE * min(live_connections(hand, i, dead), 2),
+                -VALUES[i],
+                -RANK[i],
+                self.rng.random(),
+            )
 
         card, _ = min(options, key=key)
-        if least <= view.rules.knock_limit:
-            return Knock(card)
         return Discard(card)

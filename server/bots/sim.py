@@ -208,6 +208,34 @@ def playout(
         taken = -1
 
 
+def live_connections(hand: int, card: int, dead: int) -> int:
+    """Like :func:`connections`, counting only partners that can still make a meld with
+    ``card`` when the cards in ``dead`` (the discard pile, say) are out of play."""
+    r = RANK[card]
+    suit_base = card - r
+    n = 0
+    rank_cards = [s * 13 + r for s in range(4)]
+    live_rank = sum(1 for i in rank_cards if not dead >> i & 1)
+    for i in rank_cards:
+        if i != card and hand >> i & 1 and live_rank >= 3:
+            n += 1
+
+    def live(x: int) -> bool:
+        return 0 <= x < 13 and not dead >> (suit_base + x) & 1
+
+    for d in (-2, -1, 1, 2):
+        x = r + d
+        if not (0 <= x < 13 and hand >> (suit_base + x) & 1):
+            continue
+        lo, hi = min(r, x), max(r, x)
+        if hi - lo == 2:
+            ok = live(lo + 1)
+        else:
+            ok = live(lo - 1) or live(hi + 1)
+        n += ok
+    return n
+
+
 def connections(hand: int, card: int) -> int:
     """How many of the hand's cards could one day meld with ``card`` (same rank, or within two
     in its suit). A crude measure of a card's promise."""
