@@ -21,7 +21,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from server.config import Settings
 from server.service import Broadcaster, MatchService, Metrics
 from server.service.errors import ServiceError, TooLarge
-from server.storage import SqlStore, create_engine, upgrade
+from server.storage import create_engine, upgrade
+from server.storage.group_commit import GroupCommitStore
 
 from .keys import BROADCASTER, ENGINE, LIMITER, METRICS, SERVICE, SETTINGS, SOCKETS
 from .ratelimit import RestLimiter
@@ -106,7 +107,9 @@ async def postgres_broadcaster_ctx(app: web.Application) -> AsyncIterator[None]:
     LISTEN/NOTIFY (and theirs reach us)."""
     from server.storage.notify import PostgresBroadcaster
 
-    broadcaster = await PostgresBroadcaster.connect(app[SETTINGS].database_url)
+    # Transactional: the store sends each notification inside the commit of its change (see
+    # service_ctx), so other processes hear of a version exactly when it exists.
+    broadcaster = await PostgresBroadcaster.connect(app[SETTINGS].database_url, transactional=True)
     app[BROADCASTER] = broadcaster
     try:
         yield
@@ -122,8 +125,12 @@ def service_ctx(
         if bot_factory is not None:
             kwargs["bot_factory"] = bot_factory
         chosen = broadcaster if broadcaster is not None else app.get(BROADCASTER)
+        # Many matches' writes share each transaction (see server/storage/group_commit.py); on
+        # Postgres with our own broadcaster, the notification of a change rides in its commit.
+        notify = getattr(chosen, "channel", None) if getattr(chosen, "transactional", False) else None
+        store = GroupCommitStore(app[ENGINE], notify_channel=notify)
         service = MatchService(
-            SqlStore(app[ENGINE]),
+            store,
             bot_delay=app[SETTINGS].bot_delay,
             broadcaster=chosen,
             metrics=app[METRICS],
@@ -137,6 +144,7 @@ def service_ctx(
         log.info("service ready", extra={"database": _safe_url(app[SETTINGS].database_url)})
         yield
         await service.close()
+        await store.close()
 
     return ctx
 

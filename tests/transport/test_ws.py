@@ -377,13 +377,14 @@ async def test_shutdown_closes_sockets_with_going_away(make_client):
 async def test_a_database_failure_is_unavailable_and_the_act_can_be_sent_again(make_client, monkeypatch):
     from sqlalchemy.exc import OperationalError
 
-    from server.storage.repository import SqlStore
+    from server.transport.keys import SERVICE
 
     client = await make_client()
+    store_class = type(client.app[SERVICE].store)  # whichever store the app uses
     _, _, _, a, b = await human_match(client)
     mover, _ = to_act(a, a, b)
     version = mover.state["version"]
-    real_commit = SqlStore.commit
+    real_commit = store_class.commit
     failures = iter([True])
 
     async def flaky_commit(self, change):
@@ -391,7 +392,7 @@ async def test_a_database_failure_is_unavailable_and_the_act_can_be_sent_again(m
             raise OperationalError("UPDATE matches", {}, Exception("disk I/O error"))
         return await real_commit(self, change)
 
-    monkeypatch.setattr(SqlStore, "commit", flaky_commit)
+    monkeypatch.setattr(store_class, "commit", flaky_commit)
     await mover.act({"kind": "pass"}, id="retry-me")
     await expect_error(mover, "unavailable", "retry-me")
     await mover.act({"kind": "pass"}, version=version, id="retry-me")
