@@ -66,6 +66,8 @@ from .views import COMPUTER_SEAT
 log = logging.getLogger("server.service")
 
 OPPONENTS = ("computer", "human")
+SLOW_LEVELS = frozenset({"hard"})
+"""Computer levels whose move is computed in a worker thread (see ``_bot_move``)."""
 DIFFICULTIES = ("easy", "normal", "hard")
 STATUSES = ("waiting", "active", "finished")
 MAX_NAME = 40
@@ -810,8 +812,14 @@ class MatchService:
         view = live.state.hand.view(COMPUTER_SEAT)
         started = time.perf_counter()
         try:
-            # A strong bot may think for a while: off the event loop, so other matches move on.
-            action = await asyncio.to_thread(live.bot.choose, view)
+            if live.meta.difficulty in SLOW_LEVELS:
+                # Hard simulates for tens of milliseconds: in a thread, so the event loop keeps
+                # serving other matches between its time slices.
+                action = await asyncio.to_thread(live.bot.choose, view)
+            else:
+                # Easy and Normal choose in well under a millisecond: a thread hop would cost
+                # more than the thinking (and, under load, tens of ms of GIL hand-offs).
+                action = live.bot.choose(view)
         except Exception:
             log.exception("computer failed to choose; playing a fallback", extra={"match_id": live.match_id})
             action = None
