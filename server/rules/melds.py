@@ -297,16 +297,20 @@ def min_deadwood(mask: int) -> int:
 def packings(mask: int) -> Iterator[tuple[tuple[int, ...], int]]:
     """Every packing of disjoint melds inside ``mask`` (the empty one included), as
     (meld masks, unmatched mask)."""
-    melds = [m for m, _ in melds_in(mask)]
+    return _walk([m for m, _ in melds_in(mask)], mask, 0, 0, ())
 
-    def walk(start: int, used: int, chosen: tuple[int, ...]) -> Iterator[tuple[tuple[int, ...], int]]:
-        yield chosen, mask & ~used
-        for j in range(start, len(melds)):
-            m = melds[j]
-            if not m & used:
-                yield from walk(j + 1, used | m, (*chosen, m))
 
-    return walk(0, 0, ())
+def _walk(
+    melds: list[int], mask: int, start: int, used: int, chosen: tuple[int, ...]
+) -> Iterator[tuple[tuple[int, ...], int]]:
+    # A module-level generator, not a recursive closure: a closure that calls itself is a
+    # reference cycle, left for the cyclic garbage collector on every call (a server building
+    # views for a thousand matches then spends long full collections on them).
+    yield chosen, mask & ~used
+    for j in range(start, len(melds)):
+        m = melds[j]
+        if not m & used:
+            yield from _walk(melds, mask, j + 1, used | m, (*chosen, m))
 
 
 def loose_cards(mask: int) -> int:
