@@ -4,14 +4,16 @@
     python -m server migrate [--database-url URL] [--revision head]
 
 Options win over the environment (GINRUMMY_HOST, GINRUMMY_PORT, DATABASE_URL,
-GINRUMMY_LOG_LEVEL, GINRUMMY_BOT_DELAY, GINRUMMY_ALLOWED_ORIGINS). Migrations are also applied
-at every start.
+GINRUMMY_LOG_LEVEL, GINRUMMY_BOT_DELAY, GINRUMMY_ALLOWED_ORIGINS, GINRUMMY_BROADCAST).
+Migrations are also applied at every start, unless GINRUMMY_MIGRATE=0 (replicas behind a
+separate migration job).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import logging
 import sys
 
@@ -79,6 +81,7 @@ def _serve(settings: Settings) -> int:
     from server.transport.app import create_app
 
     app = create_app(settings)
+    app.on_startup.append(_settle_gc)
     log.info("serving", extra={"host": settings.host, "port": settings.port})
     web.run_app(
         app,
@@ -89,6 +92,21 @@ def _serve(settings: Settings) -> int:
         access_log=None,
     )
     return 0
+
+
+GC_THRESHOLDS = (10_000, 10, 10)
+
+
+async def _settle_gc(_app: object) -> None:
+    """Once started (modules imported, database migrated): freeze what exists into the
+    permanent generation and collect the young generation less often. A full collection walks
+    every tracked object; with a thousand live matches and their sockets each one took about
+    200 ms, the worst pause a player saw. Frozen start-up objects are never walked again, and
+    a larger first threshold lets short-lived objects die by reference counting before they
+    are promoted, so full collections become rare (measured: 18 to 2 in a 20 s run)."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 if __name__ == "__main__":
