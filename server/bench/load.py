@@ -479,6 +479,35 @@ def rss_bytes(pid: int) -> int | None:
     return None
 
 
+def cpu_seconds(pid: int | None = None) -> float | None:
+    """User + system CPU seconds used so far by process ``pid`` (this one if None)."""
+    if pid is None:
+        t = os.times()
+        return t.user + t.system
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_figures(
+    before: tuple[list[float | None], float | None],
+    after: tuple[list[float | None], float | None],
+    phase: PhaseStats,
+) -> dict[str, float | None]:
+    """CPU used by the servers and by this process over a phase: cores busy, and milliseconds
+    per acknowledged player action."""
+    out: dict[str, float | None] = {}
+    for who, b, a in (("server", before[0], after[0]), ("client", [before[1]], [after[1]])):
+        used = None if None in b or None in a else sum(a) - sum(b)  # type: ignore[arg-type]
+        out[f"{who}_cores"] = None if used is None else used / phase.seconds
+        out[f"{who}_cpu_ms_per_action"] = (
+            None if used is None or not phase.acked else 1000 * used / phase.acked
+        )
+    return out
+
+
 @dataclass
 class Server:
     url: str
@@ -824,6 +853,11 @@ class Options:
 
 async def run(opts: Options) -> dict[str, Any]:
     """The whole measurement; the report as a dict (also printed by :func:`main`)."""
+    # The load generator's own collector pauses would show up as server latency: same
+    # treatment as the server process (see server.__main__._settle_gc).
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(10_000, 10, 10)
     report: dict[str, Any] = {
         "options": {
             k: v for k, v in opts.__dict__.items() if k not in ("json_path", "server_env", "postgres_admin")
@@ -848,10 +882,15 @@ async def run(opts: Options) -> dict[str, Any]:
                 ]
                 if opts.profile:
                     Path(opts.profile).mkdir(parents=True, exist_ok=True)
-                servers = [start_server(database_url, log_dir, env, profile=p) for p in profiles]
-                for s in servers:
+                # The first one migrates the fresh database; the others start once it has.
+                servers = [start_server(database_url, log_dir, env, profile=profiles[0])]
+                stack.callback(stop_server, servers[0])
+                await wait_healthy(servers[0].url, servers[0].process)
+                others = {**env, "GINRUMMY_MIGRATE": "0"}
+                servers += [start_server(database_url, log_dir, others, profile=p) for p in profiles[1:]]
+                for s in servers[1:]:
                     stack.callback(stop_server, s)
-                await asyncio.gather(*(wait_healthy(s.url, s.process) for s in servers))
+                await asyncio.gather(*(wait_healthy(s.url, s.process) for s in servers[1:]))
             pids = [s.pid for s in servers if s.pid] or list(opts.server_pids)
             report["servers"] = [s.url for s in servers]
             report["game"] = await _play_phases(opts, servers, pids, report)
@@ -897,14 +936,17 @@ async def _play_phases(
         players = [p for p, r in zip(players, results) if not isinstance(r, BaseException)]
         tasks = [asyncio.ensure_future(p.play()) for p in players]
 
+        cpu_start = [cpu_seconds(p) for p in pids], cpu_seconds()
         control.stats = paced = PhaseStats("paced")
         control.think = opts.think
         await asyncio.sleep(opts.duration)
         paced.close()
+        cpu_paced = [cpu_seconds(p) for p in pids], cpu_seconds()
         rss_live = [rss_bytes(p) for p in pids]
         metrics_live = [await scrape_metrics(s.url) for s in servers]
         live_matches = sum(m.get("ginrummy_live_matches", 0) for m in metrics_live)
         out["paced"] = paced.report()
+        out["paced"].update(_cpu_figures(cpu_start, cpu_paced, paced))
         out["live_matches"] = live_matches
         out["connections"] = sum(m.get("ginrummy_ws_connections", 0) for m in metrics_live)
         if all(r is not None for r in rss_before + rss_live) and pids:
@@ -916,11 +958,14 @@ async def _play_phases(
             }
 
         if opts.saturate > 0:
+            cpu_start = [cpu_seconds(p) for p in pids], cpu_seconds()
             control.stats = saturated = PhaseStats("saturated")
             control.think = 0.0
             await asyncio.sleep(opts.saturate)
             saturated.close()
+            cpu_end = [cpu_seconds(p) for p in pids], cpu_seconds()
             out["saturated"] = saturated.report()
+            out["saturated"].update(_cpu_figures(cpu_start, cpu_end, saturated))
 
         control.stopping = True
         stop_phase = control.stats = PhaseStats("stopping")
@@ -1025,6 +1070,16 @@ def format_report(report: dict[str, Any]) -> str:
             f"{name} ({ph['seconds']} s): {ph['actions_per_second']:.0f} player actions/s acked, "
             f"{ph['matches_finished']} matches finished, errors {ph['error_count']} {ph['errors'] or ''}"
         )
+        if ph.get("server_cores") is not None:
+            per = ""
+            if ph.get("server_cpu_ms_per_action") is not None:
+                per = (
+                    f"; per player action (with the computer's reply): server "
+                    f"{ph['server_cpu_ms_per_action']:.2f} ms, load generator {ph['client_cpu_ms_per_action']:.2f} ms"
+                )
+            lines.append(
+                f"  CPU: server {ph['server_cores']:.2f} cores, load generator {ph['client_cores']:.2f} cores{per}"
+            )
         lines.append(f"  action -> ack:           {_ms(ph['ack_latency'])}")
         lines.append(f"  action -> computer reply: {_ms(ph['reply_latency'])}")
     lines.append(
