@@ -652,6 +652,7 @@ class MatchService:
         live = self._live.get(match_id)
         if live is None or version <= live.meta.version:
             return
+        self.metrics.notifications.inc()
         async with live.lock:
             if version > live.meta.version:
                 await self._reload(live)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import bindparam, insert, select, text, update
@@ -56,11 +57,18 @@ class GroupCommitStore(SqlStore):
     """
 
     def __init__(
-        self, engine: AsyncEngine, *, notify_channel: str | None = None, max_batch: int = MAX_BATCH
+        self,
+        engine: AsyncEngine,
+        *,
+        notify_channel: str | None = None,
+        max_batch: int = MAX_BATCH,
+        on_batch: Callable[[int], None] | None = None,
     ) -> None:
         super().__init__(engine)
         self.notify_channel = notify_channel if engine.dialect.name == "postgresql" else None
         self.max_batch = max_batch
+        self.on_batch = on_batch
+        """Called with the size of every committed batch (metrics)."""
         self._queue: list[tuple[Change, asyncio.Future[bool]]] = []
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
@@ -110,6 +118,8 @@ class GroupCommitStore(SqlStore):
                     results = [e] * len(changes)
                 self.batches += 1
                 self.changes += len(changes)
+                if self.on_batch is not None:
+                    self.on_batch(len(changes))
                 for (_, future), result in zip(batch, results):
                     if future.done():
                         continue

@@ -128,7 +128,9 @@ def service_ctx(
         # Many matches' writes share each transaction (see server/storage/group_commit.py); on
         # Postgres with our own broadcaster, the notification of a change rides in its commit.
         notify = getattr(chosen, "channel", None) if getattr(chosen, "transactional", False) else None
-        store = GroupCommitStore(app[ENGINE], notify_channel=notify)
+        store = GroupCommitStore(
+            app[ENGINE], notify_channel=notify, on_batch=app[METRICS].commit_batch_size.observe
+        )
         service = MatchService(
             store,
             bot_delay=app[SETTINGS].bot_delay,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -114,6 +115,7 @@ class Connection:
 
     def error(self, error: ServiceError, msg_id: str | None = None) -> None:
         self.errors_in_a_row += 1
+        self.metrics.ws_errors.labels(error.to_wire(websocket=True)["code"]).inc()
         self.send({"type": "error", "id": msg_id, **error.to_wire(websocket=True)})
 
     async def close(self, code: int, reason: str) -> None:
@@ -196,9 +198,11 @@ class Connection:
             self.error(Unauthorized("watchers cannot act"), act.id)
             return
         live, msg_id = self.live, act.id
+        received = time.perf_counter()
 
         def ack(version: int) -> None:
             self.send({"type": "ack", "id": msg_id, "version": version})
+            self.metrics.action_seconds.observe(time.perf_counter() - received)
 
         try:
             version, repeated = await self.service.act(live, self.seat, msg_id, act.version, act.action, ack)

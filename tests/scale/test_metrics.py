@@ -1,0 +1,75 @@
+"""What an operator watches: /metrics shows live matches, sockets, actions (a counter, for a
+rate), latency histograms and errors; the log lines of a match carry its id."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from tests.transport.helpers import Socket, choose, new_match, new_player
+
+
+async def scrape(client) -> dict[str, float]:
+    r = await client.get("/metrics")
+    assert r.status == 200
+    out: dict[str, float] = {}
+    for family in text_string_to_metric_families(await r.text()):
+        for s in family.samples:
+            key = s.name + (
+                "{" + ",".join(f"{k}={v}" for k, v in sorted(s.labels.items())) + "}" if s.labels else ""
+            )
+            out[key] = s.value
+    return out
+
+
+async def test_metrics_show_live_matches_sockets_actions_latencies_and_errors(make_client, caplog):
+    caplog.set_level(logging.INFO)
+    client = await make_client()
+    ada = await new_player(client)
+    match = await new_match(client, ada)
+    sock = await Socket.connect(client)
+    await sock.hello(match["match_id"], ada["token"])
+    rng = random.Random(1)
+    acked = 0
+    while acked < 6:
+        msg = sock.state if sock.state and sock.state["view"]["hand"]["legal_actions"] else None
+        if msg is None:
+            await sock.recv_until("state")
+            continue
+        await sock.act(choose(msg["view"], rng))
+        await sock.recv_until("ack")
+        acked += 1
+        sock.state = None
+        await sock.recv_until("state")
+    await sock.send({"type": "act", "id": "bad", "version": 0, "action": {"kind": "fly"}})
+    error = await sock.recv_until("error")
+    assert error["code"] == "bad_message"
+
+    m = await scrape(client)
+    assert m["ginrummy_live_matches"] == 1
+    assert m["ginrummy_ws_connections"] == 1
+    human = sum(v for k, v in m.items() if k.startswith("ginrummy_actions_total{") and "by=human" in k)
+    computer = sum(v for k, v in m.items() if k.startswith("ginrummy_actions_total{") and "by=computer" in k)
+    assert human == 6 and computer >= 5
+    assert m["ginrummy_action_seconds_count"] == 6
+    assert 0 < m["ginrummy_action_seconds_sum"] < 6
+    assert m["ginrummy_action_seconds_bucket{le=0.1}"] <= 6
+    assert m["ginrummy_commit_seconds_count"] == human + computer
+    assert (
+        m["ginrummy_commit_batch_size_count"] >= 1 and m["ginrummy_commit_batch_size_sum"] == human + computer
+    )
+    assert m["ginrummy_ws_errors_total{code=bad_message}"] == 1
+    assert m["ginrummy_action_errors_total{code=bad_message}"] == 1
+    assert any(k.startswith("ginrummy_http_seconds_bucket") for k in m)
+
+    # Every log line about this match names it; none names a card.
+    lines = [r for r in caplog.records if getattr(r, "kind", None) is not None and r.msg == "action"]
+    assert len(lines) == human + computer
+    assert all(r.match_id == match["match_id"] for r in lines)
+    from server.service.logs import JsonFormatter
+
+    formatted = [json.loads(JsonFormatter().format(r)) for r in lines]
+    assert all("card" not in f and f["match_id"] == match["match_id"] for f in formatted)
