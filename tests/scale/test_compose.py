@@ -126,3 +126,15 @@ def test_the_balancer_sends_every_replica_websocket_upgrades_on_the_servers_port
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert f"EXPOSE {ports.pop()}" in dockerfile
     assert "/healthz" in dockerfile
+
+
+def test_the_image_holds_every_file_the_server_reads_at_run_time():
+    from server.rules.presets import SEEDS_DIR
+    from server.storage.engine import ALEMBIC_INI, MIGRATIONS
+
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    copied = [
+        ROOT / src for line in re.findall(r"^COPY (.+) \S+$", dockerfile, re.M) for src in shlex.split(line)
+    ]
+    for needed in (SEEDS_DIR, ALEMBIC_INI, MIGRATIONS, Settings().static_dir):
+        assert any(needed == c or c in needed.parents for c in copied), f"the image lacks {needed}"
