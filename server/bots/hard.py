@@ -2,27 +2,32 @@
 
 How it decides:
 
-- It tracks every card it has seen (:mod:`.knowledge`) and keeps a probability for each unseen
-  card of being in the opponent's hand: a card the opponent took is known, and its neighbours
-  (same rank, next in suit) become likelier; cards the opponent discarded or declined make
-  their neighbours less likely.
+- It tracks every card it has seen (:mod:`.knowledge`): a card the opponent took is known (and
+  surely melds in its hand); a card it discarded or declined would not have made a meld with
+  it; it has improved its hand every turn; and it would have knocked if it could.
+- Before a decision it samples ``worlds`` complete hidden states consistent with all that (the
+  opponent's unknown cards, then the stock order; :meth:`.knowledge.Knowledge.sample`).
 - Discards are first scored by a quick evaluation: the expected deadwood after the next draw
-  (so a card that keeps two ways to make a meld is worth more than a lone one), plus a penalty
-  for the chance the opponent can meld the card (feeding it). The best few are then compared by
-  simulation.
-- Simulation (determinization): it samples complete hidden states consistent with what it has
-  seen (the opponent's unknown cards weighted by the probabilities above, then the stock order),
-  and for each candidate plays the rest of the hand out greedily for both seats
-  (:func:`.sim.playout`), with the same samples for every candidate so that they are compared
-  on the same luck. The candidate with the best average points wins.
-- Knocking is one of the candidates: its value is the exact settlement against each sampled
-  opponent hand (layoffs and undercuts included), weighed against discarding and playing on.
-  So it knocks early while the opponent is far away, waits for gin when an undercut is likely,
-  and takes a discard when the simulations say it pays.
+  (so a card that keeps two ways to make a meld is worth more than a lone one), plus ``feed``
+  points times the chance the opponent can meld the card. The best ``candidates`` (none more
+  than ``margin`` worse than the best) are then compared by playing the rest of the hand out
+  greedily for both seats in every sample (:func:`.sim.playout`), the same samples for every
+  candidate so that they meet the same luck. A candidate's value is its average points, less
+  ``blend``/100 times its quick-score gap to the best (playouts are noisy at this budget; the
+  quick score carries the opponent model).
+- Knocking is a candidate too: its value is the exact settlement against each sampled opponent
+  hand (layoffs and undercuts included). So it knocks while the opponent is far away, waits for
+  gin when a knock would likely be undercut, and plays on when the simulations say it pays.
+- A discard that cannot lower its deadwood is never taken; one that completes a new meld always
+  is; any other is decided by playouts (on half the samples) of taking it versus drawing.
+- In ``classic`` a won hand is worth the box bonus more than its points.
 
-It sees only its seat's view; everything hidden is a guess drawn from its own seeded generator.
-The simulation budget is fixed (never time-based), so the same seed and views give the same
-actions; ``worlds`` and ``candidates`` trade strength for speed (tests use small values).
+It sees only its seat's view; everything hidden is a guess drawn from its own generator, seeded
+from the bot's seed and the view. The budget is fixed (never time-based), so the same seed and
+view give the same action. ``worlds``, ``candidates`` and ``lookahead`` (0: no expected-draw term
+in the quick score) trade strength for speed: tests use small values. ``sim_draw``,
+``sim_discard`` and ``sim_knock`` (0: decide that by the quick rule alone) exist to measure what
+each simulation is worth (``python -m server.bench tournament --hard-option``).
 """
 
 from __future__ import annotations

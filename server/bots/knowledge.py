@@ -23,15 +23,11 @@ from server.rules.melds import discard_deadwoods, min_deadwood
 
 FULL = (1 << 52) - 1
 
-# How much an opponent action moves the chance that it holds a given unseen card. Declining a
-# card (discard, pass, drawing from the stock over it) says the opponent has little that melds
-# with it; taking one says the opposite. The factors are soft: a human may take a card to lower
-# deadwood, or throw one from a pair to break it, so nothing is ruled out entirely.
-DECLINED_SAME_RANK = 1.0
-DECLINED_NEXT_IN_SUIT = 1.0
-DECLINED_TWO_AWAY_IN_SUIT = 1.0
-DECLINED_FLOOR = 0.4
-"""Declines compound (high discards sit next to each other), so a card's weight stops here."""
+# How much a pickup raises the chance that the opponent holds the taken card's neighbours. A
+# card the opponent declined (discarded, passed, drew from the stock over) is used differently:
+# not as a weight on single neighbours (measured against real hands, that made the guesses
+# worse: a simple player throws its highest card even from a pair), but to retry guesses in
+# which that card would have made a meld (see :meth:`Knowledge.sample`).
 TAKEN_SAME_RANK = 2.2
 TAKEN_NEXT_IN_SUIT = 2.0
 TAKEN_TWO_AWAY_IN_SUIT = 1.3
@@ -147,20 +143,6 @@ class Knowledge:
     def weights(self) -> dict[int, float]:
         """Relative chance that each unseen card is in the opponent's hand rather than the stock."""
         w = dict.fromkeys(_indices(self.unseen), 1.0)
-        for card, (same, nxt, two) in ((c, _NEIGHBOURS[c]) for c in self.opp_declined):
-            del card
-            for i in same:
-                if i in w:
-                    w[i] *= DECLINED_SAME_RANK
-            for i in nxt:
-                if i in w:
-                    w[i] *= DECLINED_NEXT_IN_SUIT
-            for i in two:
-                if i in w:
-                    w[i] *= DECLINED_TWO_AWAY_IN_SUIT
-        for i, x in w.items():
-            if x < DECLINED_FLOOR:
-                w[i] = DECLINED_FLOOR
         held = self.opp_known
         for card in self.opp_taken:
             if not held >> card & 1:
