@@ -11,6 +11,9 @@ of every committed change is sent inside the same transaction (so other processe
 version if and only if it committed).
 
 With nothing else waiting a change commits alone at once, so light load sees no added delay.
+(Measured and rejected: running a SQLite batch on a synchronous connection in a thread of its
+own, one hop instead of one per statement. The thread's Python work holds the GIL, and the event
+loop then waits for it at every wake-up: p99 latency at 1000 matches went from 84 to 245 ms.)
 A failure of the whole batch (an integrity error, say) falls back to committing its changes one
 by one, so one bad change cannot fail the others. This module decides nothing about the game.
 """
@@ -73,6 +76,7 @@ class GroupCommitStore(SqlStore):
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
         self._closed = False
+        self._busy = False
         self._updates: dict[tuple[str, ...], Any] = {}
         self.batches = 0
         self.changes = 0
@@ -92,7 +96,7 @@ class GroupCommitStore(SqlStore):
         self._closed = True
         if self._writer is not None:
             self._wake.set()
-            while self._queue:
+            while self._queue or self._busy:
                 await asyncio.sleep(0.005)
             self._writer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -103,6 +107,7 @@ class GroupCommitStore(SqlStore):
             await self._wake.wait()
             self._wake.clear()
             while self._queue:
+                self._busy = True
                 batch, self._queue = self._queue[: self.max_batch], self._queue[self.max_batch :]
                 changes = [c for c, _ in batch]
                 try:
@@ -127,6 +132,7 @@ class GroupCommitStore(SqlStore):
                         future.set_exception(result)
                     else:
                         future.set_result(result)
+            self._busy = False
 
     async def _commit_batch(self, changes: list[Change]) -> list[bool]:
         # A handful of statements per batch, whatever its size: on SQLite every statement is a
