@@ -14,7 +14,7 @@ from __future__ import annotations
 from itertools import product
 
 from server.rules.cards import VALUES
-from server.rules.melds import discard_deadwoods, mask_value, melds_in, min_deadwood, packings
+from server.rules.melds import discard_deadwoods, mask_value, min_deadwood, packings
 
 RANK = tuple(i % 13 for i in range(52))
 DRAW, DISCARD, UPCARD = 0, 1, 2
@@ -113,11 +113,6 @@ class Memo:
             )
             r = self._best[mask] = tuple(ranked[:2])
         return r
-
-
-def melds_card(hand: int, card: int) -> bool:
-    """Whether ``card`` is melded in every best arrangement of ``hand | card``."""
-    return min_deadwood(hand | 1 << card) < min_deadwood(hand) + VALUES[card]
 
 
 def greedy_take(hand: int, top: int, limit: int, memo: Memo | None = None) -> bool:
@@ -258,11 +253,11 @@ __all__ = [
     "DISCARD",
     "DRAW",
     "UPCARD",
+    "Memo",
     "connections",
     "greedy_discard",
     "greedy_take",
-    "melds_card",
-    "melds_in",
+    "live_connections",
     "playout",
     "settle_points",
 ]

@@ -89,3 +89,13 @@ def picked_up_8s() -> HandState:
     opp = "7s 6s Kc Qh 2h 3d Jc 5h 4c Td"
     bot = "Ac 2c 3c Jd Jh Js 9s 4d 7h 2d"
     return scripted((opp, bot), "8s", ["9d"], [TAKE_UPCARD, discard("Kc"), DRAW_STOCK])
+
+
+def queens_pair(dead: bool) -> HandState:
+    """The bot (seat 1) must throw Jc or one of its pair of queens (all 10 points). With
+    ``dead``, the other two queens lie in the discard pile (the upcard Qh, and Qc thrown by the
+    opponent), so the pair can never become a set."""
+    opp = "Kc Kd 9h 7s 5c 8c Th 4s 6h Qc"
+    bot = "Ac 2c 3c 4d 5d 6d Jc Qs Qd 2h"
+    upcard, thrown = ("Qh", "Qc") if dead else ("8s", "9h")
+    return scripted((opp, bot), upcard, ["Ks", "3s"], [PASS, PASS, DRAW_STOCK, discard(thrown), DRAW_STOCK])

@@ -57,3 +57,13 @@ def test_hard_avoids_discarding_next_to_a_card_the_player_picked_up() -> None:
     acts = choices("hard", scenarios.picked_up_8s())
     assert all(isinstance(a, Discard) for a in acts)
     assert "9s" not in {a.card.code for a in acts}
+
+
+def test_normal_throws_its_highest_useless_card_keeping_a_live_pair() -> None:
+    acts = choices("normal", scenarios.queens_pair(dead=False))
+    assert {a.card.code for a in acts} == {"Jc"}
+
+
+def test_normal_counts_a_pair_whose_set_is_dead_as_useless() -> None:
+    acts = choices("normal", scenarios.queens_pair(dead=True))
+    assert {a.card.code for a in acts} <= {"Qs", "Qd"}
