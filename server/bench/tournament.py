@@ -253,7 +253,11 @@ def play_deal(args: tuple[str, str, str, str, int, dict[str, int]]) -> tuple[int
 
 
 def run_deals(ns: argparse.Namespace, hard_options: dict[str, int], workers: int) -> None:
-    rules = "house" if ns.rules == "both" else ns.rules
+    for rules in ("house", "classic") if ns.rules == "both" else (ns.rules,):
+        _run_deals(ns, rules, hard_options, workers)
+
+
+def _run_deals(ns: argparse.Namespace, rules: str, hard_options: dict[str, int], workers: int) -> None:
     jobs = [(ns.a, ns.b, rules, f"{ns.seed}:deal:{i}", i % 2, hard_options) for i in range(ns.deals)]
     started = time.perf_counter()
     nets: list[int] = []
