@@ -652,9 +652,10 @@ class MatchService:
         live = self._live.get(match_id)
         if live is None or version <= live.meta.version:
             return
-        self.metrics.notifications.inc()
         async with live.lock:
+            # Our own notice can arrive while our write still holds the lock: nothing to do then.
             if version > live.meta.version:
+                self.metrics.notifications.inc()
                 await self._reload(live)
                 self._fan_out(live)
 
