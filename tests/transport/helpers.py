@@ -213,7 +213,10 @@ def check_no_leaks(record: dict[str, Any], messages: list[dict[str, Any]], seat:
             assert hand_view["legal_actions"] == []
         # Everything except results (which reveal hands only once over) and static rule text.
         visible = _codes({k: v for k, v in hand_view.items() if k != "result"})
-        visible |= _codes({k: v for k, v in view.items() if k not in ("hand", "last_result", "rules")})
+        # (The match id is random text: "m_…-Td" names no card.)
+        visible |= _codes(
+            {k: v for k, v in view.items() if k not in ("hand", "last_result", "rules", "match_id")}
+        )
         leaked = visible & hidden
         assert not leaked, f"seat {seat} saw hidden cards {sorted(leaked)} at version {msg['version']}"
         if hand_view["result"] is not None:
