@@ -40,7 +40,10 @@ def assert_clean(report: dict) -> None:
     assert game["hidden"]["states_checked"] >= game["acked_total"]
     assert game["hidden"]["leaks"] == 0, game["hidden"]["examples"]
     assert report["server_tracebacks"] == 0
-    assert game["live_matches"] == 8 and game["connections"] == 8
+    # A match may end on points during the paced phase and then leave the live set.
+    finished = game["paced"]["matches_finished"]
+    assert 8 - finished <= game["live_matches"] <= 8
+    assert 8 - finished <= game["connections"] <= 8
     assert game["paced"]["ack_latency"]["p99_ms"] is not None
     assert game["paced"]["reply_latency"]["count"] > 0
     assert report["echo"]["round_trips_per_second"] > 0
