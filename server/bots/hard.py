@@ -124,9 +124,9 @@ class HardBot(Bot):
             # take: the upcard, then the greedy discard, then play on
             hands = [0, 0]
             hands[me], hands[opp] = with_top, opp_hand
-            card, dw = greedy_discard(with_top, top)
+            card, left = greedy_discard(with_top, top)
             hands[me] &= ~(1 << card)
-            if dw <= limit:
+            if left <= limit:
                 pts = settle_points(hands[me], opp_hand, limit, rules.gin_bonus, rules.undercut_bonus)
                 take_total += with_box(pts, rules.box_bonus)
             elif len(stock) <= 2:
