@@ -13,7 +13,7 @@ Card.parse('Td')
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .errors import InvalidCardError
 
@@ -29,6 +29,18 @@ class Card:
 
     suit: int
     rank: int
+    index: int = field(init=False, repr=False, compare=False)
+    """Internal index 0..51: suit-major (c d h s), aces low; bit ``index`` of a hand mask."""
+    value: int = field(init=False, repr=False, compare=False)
+    """Deadwood value: ace 1, pip cards face value, J Q K 10."""
+    code: str = field(init=False, repr=False, compare=False)
+    """Wire/text code: rank char + suit char, e.g. ``"Td"``."""
+
+    def __post_init__(self) -> None:
+        # Plain attributes, set once: these are read on every hot path (views, bots, wire).
+        object.__setattr__(self, "index", self.suit * 13 + self.rank - 1)
+        object.__setattr__(self, "value", min(self.rank, 10))
+        object.__setattr__(self, "code", RANKS[self.rank - 1] + SUITS[self.suit])
 
     @staticmethod
     def parse(code: str) -> Card:
@@ -42,21 +54,6 @@ class Card:
     def from_index(index: int) -> Card:
         """The card with internal index ``index`` (0..51)."""
         return DECK[index]
-
-    @property
-    def index(self) -> int:
-        """Internal index 0..51: suit-major (c d h s), aces low; bit ``index`` of a hand mask."""
-        return self.suit * 13 + self.rank - 1
-
-    @property
-    def value(self) -> int:
-        """Deadwood value: ace 1, pip cards face value, J Q K 10."""
-        return min(self.rank, 10)
-
-    @property
-    def code(self) -> str:
-        """Wire/text code: rank char + suit char, e.g. ``"Td"``."""
-        return RANKS[self.rank - 1] + SUITS[self.suit]
 
     @property
     def name(self) -> str:

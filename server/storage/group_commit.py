@@ -27,30 +27,20 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.service.ports import Change
 
 from .models import HandRecord, Match, MatchAction
 from .notify import CHANNEL, encode_payload
-from .repository import SqlStore, _row_values
+from .repository import _ROW_COLUMNS, SqlStore, _row_values
 
 log = logging.getLogger("server.storage.group_commit")
 
 MAX_BATCH = 200
 
 _MATCHES = Match.__table__
-
-
-def _update_statement(columns: tuple[str, ...]) -> Any:
-    """``UPDATE matches SET <columns> WHERE id = :b_id AND version = :b_expected``, built once."""
-    return (
-        update(_MATCHES)
-        .where(_MATCHES.c.id == bindparam("b_id"), _MATCHES.c.version == bindparam("b_expected"))
-        .values({k: bindparam(k) for k in columns})
-    )
 
 
 class GroupCommitStore(SqlStore):
@@ -78,7 +68,7 @@ class GroupCommitStore(SqlStore):
         self._writer: asyncio.Task[None] | None = None
         self._closed = False
         self._busy = False
-        self._updates: dict[tuple[str, ...], Any] = {}
+        self._sql: dict[str, _BatchSql] = {}
         self.batches = 0
         self.changes = 0
 
@@ -137,80 +127,116 @@ class GroupCommitStore(SqlStore):
 
     async def _commit_batch(self, changes: list[Change]) -> list[bool]:
         # A handful of statements per batch, whatever its size: on SQLite every statement is a
-        # hop to aiosqlite's thread and back, and on Postgres a round trip.
+        # hop to aiosqlite's thread and back, and on Postgres a round trip. The statements go
+        # to the driver as plain SQL with rows of values (see :class:`_BatchSql`): SQLAlchemy's
+        # compile and per-row parameter building cost more than the batch's own work.
+        sql = self._sql.get(self.engine.dialect.name)
+        if sql is None:
+            sql = self._sql[self.engine.dialect.name] = _BatchSql(self.engine.dialect)
         async with self.engine.begin() as conn:
-            ok = await self._compare_and_set(conn, changes)
+            ids = [c.meta.match_id for c in changes]
+            stored = dict((await conn.exec_driver_sql(sql.select_versions(len(ids)), tuple(ids))).all())
+            ok = [stored.get(c.meta.match_id) == c.expected_version for c in changes]
             landed = [c for c, good in zip(changes, ok) if good]
-            actions = [
-                {
-                    "match_id": c.meta.match_id,
-                    "seq": c.action.seq,
-                    "seat": c.action.seat,
-                    "action": c.action.action,
-                    "client_id": c.action.client_id,
-                    "version": c.action.version,
-                    "created_at": c.action.created_at,
-                }
-                for c in landed
-                if c.action is not None
-            ]
-            if actions:
-                await conn.execute(insert(MatchAction.__table__), actions)
-            hands = [
-                {
-                    "match_id": c.meta.match_id,
-                    "number": h.number,
-                    "starter": h.starter,
-                    "kind": h.kind,
-                    "winner": h.winner,
-                    "knocker": h.knocker,
-                    "points": h.points,
-                    "result": h.result,
-                    "finished_at": h.finished_at,
-                }
-                for c in landed
-                for h in c.hands
-            ]
-            if hands:
-                await conn.execute(insert(HandRecord.__table__), hands)
-            if self.notify_channel and landed:
-                await conn.execute(
-                    text("SELECT pg_notify(:channel, p) FROM unnest(CAST(:payloads AS text[])) AS p"),
-                    {
-                        "channel": self.notify_channel,
-                        "payloads": [encode_payload(c.meta.match_id, c.meta.version) for c in landed],
-                    },
-                )
-        return ok
-
-    async def _compare_and_set(self, conn: AsyncConnection, changes: list[Change]) -> list[bool]:
-        """Update the rows of the changes whose match is still at their expected version (all
-        inside the batch's transaction); which ones did."""
-        ids = [c.meta.match_id for c in changes]
-        query = select(_MATCHES.c.id, _MATCHES.c.version).where(_MATCHES.c.id.in_(ids))
-        if conn.dialect.name == "postgresql":
-            query = query.with_for_update()  # no other writer can move them before our UPDATE
-        stored = {row[0]: row[1] for row in await conn.execute(query)}
-        ok = [stored.get(c.meta.match_id) == c.expected_version for c in changes]
-        params = []
-        columns: tuple[str, ...] = ()
-        for change, good in zip(changes, ok):
-            if good:
-                # The repository's own mapping of a row's changing columns: both paths write alike.
-                values = _row_values(change.meta)
-                columns = tuple(values)
-                params.append({**values, "b_id": change.meta.match_id, "b_expected": change.expected_version})
-        if params:
-            statement = self._updates.get(columns)
-            if statement is None:
-                statement = self._updates[columns] = _update_statement(columns)
-            result = await conn.execute(statement, params)
+            if not landed:
+                return ok
+            result = await conn.exec_driver_sql(sql.update, [sql.update_row(c) for c in landed])
             # On SQLite another process may have written between the SELECT and the UPDATE
             # (Postgres holds the rows locked): the version guard in the UPDATE then matched
             # fewer rows, and the batch is redone one change at a time.
-            if conn.dialect.supports_sane_multi_rowcount and result.rowcount != len(params):  # type: ignore[attr-defined]
+            if sql.counts_rows and result.rowcount != len(landed):
                 raise _Moved()
+            actions = [sql.action_row(c) for c in landed if c.action is not None]
+            if actions:
+                await conn.exec_driver_sql(sql.insert_action, actions)
+            hands = [sql.hand_row(c.meta.match_id, h) for c in landed for h in c.hands]
+            if hands:
+                await conn.exec_driver_sql(sql.insert_hand, hands)
+            if self.notify_channel:
+                await conn.exec_driver_sql(
+                    sql.notify,
+                    (self.notify_channel, [encode_payload(c.meta.match_id, c.meta.version) for c in landed]),
+                )
         return ok
+
+
+class _BatchSql:
+    """The batch's statements for one dialect, as driver SQL, and its rows as tuples of driver
+    values. Each column's value goes through the column type's own bind processor (the one
+    SQLAlchemy would apply), so rows written here read back exactly like rows written by
+    :class:`SqlStore`; a test compares the two."""
+
+    def __init__(self, dialect: Any) -> None:
+        self.dialect = dialect
+        self.counts_rows = dialect.supports_sane_multi_rowcount
+        self._numbered = dialect.paramstyle.startswith("numeric")
+        if not self._numbered and dialect.paramstyle != "qmark":
+            raise NotImplementedError(f"paramstyle {dialect.paramstyle}")
+        m, a, h = _MATCHES, MatchAction.__table__, HandRecord.__table__
+        self._row_columns = _ROW_COLUMNS
+        self._row_bind = self._binders(m, self._row_columns)
+        sets = ", ".join(f"{col} = {self._p(i + 1)}" for i, col in enumerate(self._row_columns))
+        n = len(self._row_columns)
+        self.update = f"UPDATE {m.name} SET {sets} WHERE id = {self._p(n + 1)} AND version = {self._p(n + 2)}"
+        self._action_columns = ("match_id", "seq", "seat", "action", "client_id", "version", "created_at")
+        self._action_bind = self._binders(a, self._action_columns)
+        self.insert_action = self._insert(a.name, self._action_columns)
+        self._hand_columns = (
+            "match_id",
+            "number",
+            "starter",
+            "kind",
+            "winner",
+            "knocker",
+            "points",
+            "result",
+            "finished_at",
+        )
+        self._hand_bind = self._binders(h, self._hand_columns)
+        self.insert_hand = self._insert(h.name, self._hand_columns)
+        # One notification per committed change, sent inside the transaction (Postgres only).
+        self.notify = f"SELECT pg_notify({self._p(1)}, p) FROM unnest(CAST({self._p(2)} AS text[])) AS p"
+        self._locking = " FOR UPDATE" if dialect.name == "postgresql" else ""
+
+    def _p(self, i: int) -> str:
+        return f"${i}" if self._numbered else "?"
+
+    def _insert(self, table: str, columns: tuple[str, ...]) -> str:
+        marks = ", ".join(self._p(i + 1) for i in range(len(columns)))
+        return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"
+
+    def _binders(self, table: Any, columns: tuple[str, ...]) -> tuple[Callable[[Any], Any] | None, ...]:
+        return tuple(table.c[col].type.bind_processor(self.dialect) for col in columns)
+
+    @staticmethod
+    def _row(binders: tuple[Callable[[Any], Any] | None, ...], values: tuple[Any, ...]) -> tuple[Any, ...]:
+        return tuple(v if b is None or v is None else b(v) for b, v in zip(binders, values))
+
+    def select_versions(self, n: int) -> str:
+        """The stored version of ``n`` matches, locked on Postgres so no other writer can move
+        them before the UPDATE."""
+        marks = ", ".join(self._p(i + 1) for i in range(n))
+        return f"SELECT id, version FROM {_MATCHES.name} WHERE id IN ({marks}){self._locking}"
+
+    def update_row(self, change: Change) -> tuple[Any, ...]:
+        # The repository's own mapping of a row's changing columns: both paths write alike.
+        values = _row_values(change.meta)
+        row = self._row(self._row_bind, tuple(values[col] for col in self._row_columns))
+        return (*row, change.meta.match_id, change.expected_version)
+
+    def action_row(self, change: Change) -> tuple[Any, ...]:
+        a = change.action
+        assert a is not None
+        return self._row(
+            self._action_bind,
+            (change.meta.match_id, a.seq, a.seat, a.action, a.client_id, a.version, a.created_at),
+        )
+
+    def hand_row(self, match_id: str, h: Any) -> tuple[Any, ...]:
+        return self._row(
+            self._hand_bind,
+            (match_id, h.number, h.starter, h.kind, h.winner, h.knocker, h.points, h.result, h.finished_at),
+        )
 
 
 class _Moved(IntegrityError):

@@ -152,3 +152,18 @@ async def test_on_postgres_exactly_the_committed_changes_are_announced(postgres_
         await listener.close()
         await store.close()
         await engine.dispose()
+
+
+async def test_a_batch_writes_rows_that_read_back_exactly_as_written(store):
+    """The batch goes to the driver as plain SQL: every column must still read back as the
+    repository's own path would store it (JSON, UTC datetimes, NULLs)."""
+    (a,) = await matches(store, 1)
+    change = step(a, 1, "c1", hand=True)
+    done = change.meta
+    done.status, done.winner, done.resigned, done.hand_number = "finished", 1, 0, 3
+    done.outcome = {"winner": 1, "reason": "resign", "totals": [{"points": 0}]}
+    assert await store.commit(Change(0, done, change.action, change.hands))
+    loaded, actions = await store.load_match(a.match_id)
+    assert loaded == done
+    assert actions == [change.action]
+    assert await store.finished_hands(a.match_id) == list(change.hands)
