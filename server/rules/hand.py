@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -150,6 +151,12 @@ class SeatView:
             "result": self.result.to_wire() if self.result else None,
             "discard_deadwood": {c.code: dw for c, dw in self.discard_deadwood},
         }
+
+
+# A seat's view is rebuilt after every action of either seat, mostly for a hand that has not
+# changed since the last one: its best arrangement (an immutable value) is remembered, for as
+# many hands as a busy server has in play.
+_view_arrangement = lru_cache(maxsize=4096)(best_arrangement_mask)
 
 
 # --- precomputed, immutable pieces of the hot path ----------------------------------------------
@@ -441,7 +448,7 @@ class HandState:
     def view(self, seat: int | None) -> SeatView:
         """What ``seat`` may see (``None``: the public view for watchers)."""
         own = seat is not None
-        arrangement = best_arrangement_mask(self.hands[seat]) if own else None
+        arrangement = _view_arrangement(self.hands[seat]) if own else None
         return SeatView(
             rules=self.rules,
             seat=seat,

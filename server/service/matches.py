@@ -827,11 +827,12 @@ class MatchService:
             action = None
         self.metrics.bot_seconds.observe(time.perf_counter() - started)
         try:
-            wire = action.to_wire() if isinstance(action, Action) else None
+            # The plain action, whatever class the bot used.
+            plain = Action.from_wire(action.to_wire()) if isinstance(action, Action) else None
         except Exception:
-            wire = None
-        if wire is not None and wire in [a.to_wire() for a in view.legal_actions]:
-            action = Action.from_wire(wire)  # the plain action, whatever class the bot used
+            plain = None
+        if plain is not None and plain in view.legal_actions:
+            action = plain
         else:
             # A broken bot must not stall the match: play the first legal action instead.
             if action is not None:
