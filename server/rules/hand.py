@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 from .actions import (
