@@ -32,7 +32,7 @@ each simulation is worth (``python -m server.bench tournament --hard-option``).
 
 from __future__ import annotations
 
-from server.rules import Discard, Knock, SeatView
+from server.rules import Discard, Knock, Rules, SeatView
 from server.rules.cards import DECK, VALUES
 from server.rules.melds import discard_deadwoods, min_deadwood
 
@@ -113,70 +113,43 @@ class HardBot(Bot):
         assert me is not None
         opp = 1 - me
         rules = view.rules
-        knock_at = (limit, limit)
         pile = k.pile
         take_total = 0
         stock_total = 0
-        sign = 1 if me == 0 else -1
         passes = sum(1 for e in view.history if e.kind == "pass")
+        if opening and passes == 0:
+            # this seat is the starter: the dealer is offered the upcard next
+            decline = (opp, UPCARD, 1)
+        else:
+            # a draw from the stock, or (the dealer passing) the starter must draw from it
+            decline = (view.starter if opening else me, DRAW, passes)
+        card, left = greedy_discard(with_top, top, memo)
         for opp_hand, stock in worlds:
-            stock_top_last = stock[::-1]
             # take: the upcard, then the greedy discard, then play on
-            hands = [0, 0]
-            hands[me], hands[opp] = with_top, opp_hand
-            card, left = greedy_discard(with_top, top)
-            hands[me] &= ~(1 << card)
             if left <= limit:
-                pts = settle_points(hands[me], opp_hand, limit, rules.gin_bonus, rules.undercut_bonus)
+                pts = settle_points(
+                    with_top & ~(1 << card), opp_hand, limit, rules.gin_bonus, rules.undercut_bonus
+                )
                 take_total += with_box(pts, rules.box_bonus)
-            elif len(stock) <= 2:
-                pass  # a plain discard now ends the hand: dead, no score
-            else:
-                take_total += boxed(
-                    sign,
-                    rules.box_bonus,
-                    playout(
-                        hands,
-                        list(stock_top_last),
-                        [*pile[:-1], card],
-                        opp,
-                        DRAW,
-                        -1,
-                        limit,
-                        rules.gin_bonus,
-                        rules.undercut_bonus,
-                        knock_at,
-                        memo=memo,
-                    ),
+            elif len(stock) > 2:  # else a plain discard now ends the hand: dead, no score
+                take_total += play_on(
+                    rules, me, with_top & ~(1 << card), opp_hand, stock, [*pile[:-1], card], opp, DRAW, memo
                 )
             # decline: pass the upcard, or draw from the stock
-            hands = [0, 0]
-            hands[me], hands[opp] = hand, opp_hand
-            if opening and passes == 0:
-                # this seat is the starter: the dealer is offered the upcard next
-                args = (opp, UPCARD, 1)
-            else:
-                # a draw from the stock, or (the dealer passing) the starter must draw from it
-                args = (view.starter if opening else me, DRAW, passes)
-            stock_total += boxed(
-                sign,
-                rules.box_bonus,
-                playout(
-                    hands,
-                    list(stock_top_last),
-                    list(pile),
-                    args[0],
-                    args[1],
-                    -1,
-                    limit,
-                    rules.gin_bonus,
-                    rules.undercut_bonus,
-                    knock_at,
-                    passes=args[2],
-                    starter=view.starter,
-                    stock_only=args[1] == DRAW,
-                    memo=memo,
-                ),
+            to_act, phase, passed = decline
+            stock_total += play_on(
+                rules,
+                me,
+                hand,
+                opp_hand,
+                stock,
+                list(pile),
+                to_act,
+                phase,
+                memo,
+                passes=passed,
+                starter=view.starter,
+                stock_only=phase == DRAW,
             )
         return take_total > stock_total
 
@@ -195,7 +168,7 @@ class HardBot(Bot):
         k, _, worlds = self._setup(view, self.worlds)
         memo = Memo()
         probs = k.opp_probabilities()
-        scored = self._quick_scores(view, hand, k, probs)
+        scored = self._quick_scores(view, hand, k, probs, memo)
         ranked = sorted(scored, key=lambda i: scored[i])
         # Simulate only the few best by the quick score, and none that is clearly worse.
         cut = scored[ranked[0]] + self.margin
@@ -209,34 +182,14 @@ class HardBot(Bot):
             return Discard(DECK[candidates[0]])
         me = view.seat
         assert me is not None
-        opp = 1 - me
-        sign = 1 if me == 0 else -1
-        knock_at = (limit, limit)
         totals: dict[tuple[str, int], float] = {}
         for c in candidates:
             total = 0
             for opp_hand, stock in worlds:
-                hands = [0, 0]
-                hands[me], hands[opp] = hand & ~(1 << c), opp_hand
-                if len(stock) <= 2:
-                    continue  # a plain discard now ends the hand: dead, 0
-                total += boxed(
-                    sign,
-                    rules.box_bonus,
-                    playout(
-                        hands,
-                        stock[::-1],
-                        [*k.pile, c],
-                        opp,
-                        DRAW,
-                        -1,
-                        limit,
-                        rules.gin_bonus,
-                        rules.undercut_bonus,
-                        knock_at,
-                        memo=memo,
-                    ),
-                )
+                if len(stock) > 2:  # else a plain discard now ends the hand: dead, 0
+                    total += play_on(
+                        rules, me, hand & ~(1 << c), opp_hand, stock, [*k.pile, c], 1 - me, DRAW, memo
+                    )
             totals[("discard", c)] = total
         if least <= limit:
             # The knock's own discard never reaches the opponent; only the ten cards left count.
@@ -264,7 +217,7 @@ class HardBot(Bot):
         return Knock(DECK[card]) if kind == "knock" else Discard(DECK[card])
 
     def _quick_scores(
-        self, view: SeatView, hand: int, k: Knowledge, probs: dict[int, float]
+        self, view: SeatView, hand: int, k: Knowledge, probs: dict[int, float], memo: Memo
     ) -> dict[int, float]:
         """Lower is better: expected deadwood after the next draw, plus the feeding penalty."""
         taken = taken_index(view)
@@ -281,14 +234,14 @@ class HardBot(Bot):
             if c == taken:
                 continue
             rest = hand & ~(1 << c)
-            dw = min_deadwood(rest)
+            dw = memo.deadwood(rest)
             # the highest card the ten could throw (what a useless draw lets it swap out)
-            loose = dw - min(discard_deadwoods(rest).values())
+            loose = dw - memo.discards(rest)[0][1]
             near = near_mask(rest)
             expected = 0.0
             for x, w in stock_w if self.lookahead else ():
                 if near >> x & 1:
-                    expected += w * min(discard_deadwoods(rest | 1 << x).values())
+                    expected += w * memo.discards(rest | 1 << x)[0][1]
                 else:
                     expected += w * (dw - max(0, loose - VALUES[x]))
             expected = expected / w_total if self.lookahead else dw
@@ -306,9 +259,42 @@ def with_box(points: int, box_bonus: int) -> int:
     return 0
 
 
-def boxed(sign: int, box_bonus: int, net_seat0: int) -> int:
-    """A playout's result (seat 0's net points) from this seat's side, box bonus included."""
-    return with_box(sign * net_seat0, box_bonus)
+def play_on(
+    rules: Rules,
+    me: int,
+    mine: int,
+    theirs: int,
+    stock: list[int],
+    pile: list[int],
+    to_act: int,
+    phase: int,
+    memo: Memo,
+    *,
+    passes: int = 0,
+    starter: int = 0,
+    stock_only: bool = False,
+) -> int:
+    """Points for seat ``me`` (box bonus included) of playing one sampled world out greedily
+    from here (:func:`.sim.playout`): ``mine`` and ``theirs`` are the two hands, ``stock`` is
+    top first (left untouched), ``pile`` bottom first (consumed)."""
+    limit = rules.knock_limit
+    net = playout(
+        [mine, theirs] if me == 0 else [theirs, mine],
+        stock[::-1],
+        pile,
+        to_act,
+        phase,
+        -1,
+        limit,
+        rules.gin_bonus,
+        rules.undercut_bonus,
+        (limit, limit),
+        passes=passes,
+        starter=starter,
+        stock_only=stock_only,
+        memo=memo,
+    )
+    return with_box(net if me == 0 else -net, rules.box_bonus)
 
 
 def near_mask(hand: int) -> int:

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from server.rules import SeatView, Source
 from server.rules.cards import VALUES, to_mask
-from server.rules.melds import discard_deadwoods, min_deadwood
+
+from .sim import deadwood, thrown_card
 
 FULL = (1 << 52) - 1
 
@@ -222,7 +223,7 @@ class Knowledge:
             for x in keep:
                 if need < 1 or rng.random() < TAKEN_FOR_OTHER_REASONS:
                     continue
-                if min_deadwood(hand & ~(1 << x)) + VALUES[x] > min_deadwood(hand):
+                if deadwood(hand & ~(1 << x)) + VALUES[x] > deadwood(hand):
                     continue  # already in a meld
                 options = [m for m in meld_partners(x, hand, pool_mask) if m.bit_count() <= need]
                 if options:
@@ -239,22 +240,19 @@ class Knowledge:
             for c in keyed[need : need + extra]:
                 # as the opponent did: draw one, throw the card leaving the least deadwood
                 hand |= 1 << c
-                dd = discard_deadwoods(hand)
-                out = min(
-                    (c for c in dd if not self.opp_known >> c & 1), key=lambda c: (dd[c], -VALUES[c], -c)
-                )
+                out = thrown_card(hand, self.opp_known)
                 hand &= ~(1 << out)
                 stock.append(out)
             rng.shuffle(stock)
             bad = 0
-            dw = min_deadwood(hand)
+            dw = deadwood(hand)
             if self.opp_discards and dw <= knock_limit:
                 bad += 1  # it would have knocked already
             for c in self.opp_declined[-RECENT_DECLINES:]:
-                if not hand >> c & 1 and min_deadwood(hand | 1 << c) < dw + VALUES[c]:
+                if not hand >> c & 1 and deadwood(hand | 1 << c) < dw + VALUES[c]:
                     bad += 1  # it would have taken that card: it melds with this guess
             for c in keep:
-                if min_deadwood(hand & ~(1 << c)) + VALUES[c] <= dw:
+                if deadwood(hand & ~(1 << c)) + VALUES[c] <= dw:
                     bad += 2  # a card it took is of no use in this guess: the strongest clue
             if bad < best_bad:
                 best, best_bad = (hand, stock), bad

@@ -11,13 +11,39 @@ It never sees a real hand: whatever it is given is a guess made from a seat's vi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import product
 
 from server.rules.cards import VALUES
-from server.rules.melds import discard_deadwoods, mask_value, min_deadwood, packings
+from server.rules.melds import loose_cards, mask_value, min_deadwood, packings
 
 RANK = tuple(i % 13 for i in range(52))
 DRAW, DISCARD, UPCARD = 0, 1, 2
+
+_SUIT = (1 << 13) - 1
+_RUN_STARTS = sum(((1 << 11) - 1) << (13 * s) for s in range(4))  # ranks A..J of each suit
+_EVERY_SUIT = 1 | 1 << 13 | 1 << 26 | 1 << 39
+
+
+def deadwood(mask: int) -> int:
+    """Least deadwood of ``mask``: :func:`~server.rules.melds.min_deadwood`, with a shortcut.
+
+    Within one suit, the cards lying in some run form stretches of three or more, each a run
+    itself; the cards of a rank held in three suits or more form a set. When no card is in both
+    a possible run and a possible set, nothing competes: every such card is melded and the
+    deadwood is the value of the rest. Only hands where a card could go either way need the
+    search (most hands in a playout do not).
+    """
+    starts = mask & (mask >> 1) & (mask >> 2) & _RUN_STARTS
+    s0 = mask & _SUIT
+    s1 = mask >> 13 & _SUIT
+    s2 = mask >> 26 & _SUIT
+    s3 = mask >> 39
+    sets = ((s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))) * _EVERY_SUIT & mask
+    runs = starts | starts << 1 | starts << 2
+    if runs & sets:
+        return min_deadwood(mask)
+    return mask_value(mask & ~(runs | sets))
 
 
 def _layoff_options(meld: int, defender: int) -> list[int]:
@@ -73,8 +99,14 @@ def _defend(melds: tuple[int, ...], defender: int) -> int:
 def settle_points(knocker: int, defender: int, limit: int, gin_bonus: int, undercut_bonus: int) -> int:
     """Points of a knock from the knocker's side: positive when the knocker scores, negative
     (the undercut) when the defender does. The knocker's 10 cards must be within ``limit``."""
-    if min_deadwood(knocker) == 0:
-        return gin_bonus + min_deadwood(defender)
+    k_dw = deadwood(knocker)
+    if k_dw == 0:
+        return gin_bonus + deadwood(defender)
+    if not defender & _touching(knocker & ~loose_cards(knocker)):
+        # Nothing of the defender's can be laid off on any meld the knocker could show, so the
+        # knocker's best arrangement is simply its least deadwood.
+        d_dw = deadwood(defender)
+        return d_dw - k_dw if d_dw > k_dw else -(undercut_bonus + k_dw - d_dw)
     best = None
     for chosen, unmatched in packings(knocker):
         k_dw = mask_value(unmatched)
@@ -86,6 +118,15 @@ def settle_points(knocker: int, defender: int, limit: int, gin_bonus: int, under
             best = net
     assert best is not None, "knock over the limit"
     return best
+
+
+def _touching(cards: int) -> int:
+    """Cards of the same rank as, or next in suit to, some card of ``cards``: the only cards
+    that could ever be laid off on melds made of ``cards``."""
+    ranks = (cards | cards >> 13 | cards >> 26 | cards >> 39) & _SUIT
+    up = cards << 1 & ~(_EVERY_SUIT | 1 << 52)  # a king does not reach the next suit's ace
+    down = cards >> 1 & ~(_EVERY_SUIT << 12)  # nor an ace the previous suit's king
+    return ranks * _EVERY_SUIT | up | down
 
 
 class Memo:
@@ -101,18 +142,90 @@ class Memo:
     def deadwood(self, mask: int) -> int:
         r = self._dw.get(mask)
         if r is None:
-            r = self._dw[mask] = min_deadwood(mask)
+            r = self._dw[mask] = deadwood(mask)
         return r
 
     def discards(self, mask: int) -> tuple[tuple[int, int], ...]:
-        """The two best greedy discards of an 11-card ``mask``: ((card, deadwood left), ...)."""
+        """The two best greedy discards of an 11-card ``mask``: ((card, deadwood left), ...),
+        ranked by deadwood left, then the higher card, then the higher rank, then the lower index.
+
+        Throwing a card lowers the deadwood by at most its value, and by exactly its value when
+        it lies in no meld. So the loose cards are scored without a search, and a card in some
+        meld is searched only while its bound (deadwood less its value) can still reach the best
+        two: usually none is.
+        """
         r = self._best.get(mask)
         if r is None:
-            ranked = sorted(
-                discard_deadwoods(mask).items(), key=lambda kv: (kv[1], -VALUES[kv[0]], -RANK[kv[0]])
-            )
-            r = self._best[mask] = tuple(ranked[:2])
+            r = self._best[mask] = _best_two_discards(mask, deadwood)
         return r
+
+    def discards_after_draw(self, hand: int, drawn: int) -> tuple[tuple[int, int], ...]:
+        """:meth:`discards` of ``hand`` plus the card ``drawn``, from ``hand``'s own when the
+        drawn card melds with nothing (the usual draw): it then changes no arrangement, and
+        throwing any other card leaves what it leaves from ``hand`` plus the drawn card's value.
+        ``hand`` recurs in a playout far more often than any one hand after a draw."""
+        mask = hand | 1 << drawn
+        r = self._best.get(mask)
+        if r is None:
+            if loose_cards(mask) >> drawn & 1:
+                v = VALUES[drawn]
+                keys = [(self.deadwood(hand), -v, -RANK[drawn], drawn)]
+                keys.extend((dw + v, -VALUES[c], -RANK[c], c) for c, dw in self.discards(hand))
+                keys.sort()
+                r = tuple((k[3], k[0]) for k in keys[:2])
+            else:
+                r = _best_two_discards(mask, deadwood)
+            self._best[mask] = r
+        return r
+
+
+def _best_two_discards(mask: int, deadwood: Callable[[int], int]) -> tuple[tuple[int, int], ...]:
+    whole = deadwood(mask)
+    loose = loose_cards(mask)
+    best: list[tuple[int, int, int, int]] = []  # (deadwood left, -value, -rank, card), best first
+    # Cards in the order of their bound (whole less value, then higher value and rank, then lower
+    # index): once the second best so far is below a card's bound, no later card can enter.
+    for i in _BY_VALUE:
+        if not mask >> i & 1:
+            continue
+        v = VALUES[i]
+        key = (whole - v, -v, -RANK[i], i)
+        if len(best) == 2 and key >= best[1]:
+            break
+        if not loose >> i & 1:
+            key = (deadwood(mask ^ 1 << i), -v, -RANK[i], i)
+        best.append(key)
+        if len(best) > 1:
+            best.sort()
+            del best[2:]
+    return tuple((k[3], k[0]) for k in best)
+
+
+_BY_VALUE = tuple(sorted(range(52), key=lambda i: (-VALUES[i], -RANK[i], i)))
+
+
+def thrown_card(mask: int, keep: int, deadwood: Callable[[int], int] = deadwood) -> int:
+    """The card of ``mask`` outside ``keep`` whose discard leaves the least deadwood; between
+    equals the higher value, then the higher index. (The sampler's model of a simple player.)"""
+    whole = deadwood(mask)
+    loose = loose_cards(mask)
+    best: tuple[int, int, int] | None = None  # (deadwood left, -value, -card)
+    for i in _BY_VALUE_HIGH_INDEX:
+        if not mask >> i & 1 or keep >> i & 1:
+            continue
+        v = VALUES[i]
+        key = (whole - v, -v, -i)
+        if best is not None and key >= best:
+            break  # bounds only grow from here on
+        if not loose >> i & 1:
+            key = (deadwood(mask ^ 1 << i), -v, -i)
+        if best is None or key < best:
+            best = key
+    assert best is not None, "no card to throw"
+    return -best[2]
+
+
+_BY_VALUE_HIGH_INDEX = tuple(sorted(range(52), key=lambda i: (-VALUES[i], -i)))
 
 
 def greedy_take(hand: int, top: int, limit: int, memo: Memo | None = None) -> bool:
@@ -163,6 +276,7 @@ def playout(
     """
     if memo is None:
         memo = Memo()
+    best: tuple[tuple[int, int], ...] = ()  # the greedy discards after a draw from the stock
     while True:
         s = to_act
         if phase == UPCARD:
@@ -184,13 +298,19 @@ def playout(
                 taken = pile.pop()
                 hands[s] |= 1 << taken
             else:
-                hands[s] |= 1 << stock.pop()
+                drawn = stock.pop()
+                best = memo.discards_after_draw(hands[s], drawn)
+                hands[s] |= 1 << drawn
                 taken = -1
             stock_only = False
             phase = DISCARD
             continue
         # DISCARD
-        card, dw = greedy_discard(hands[s], taken, memo)
+        if taken < 0 and best:
+            card, dw = best[0]
+            best = ()
+        else:
+            card, dw = greedy_discard(hands[s], taken, memo)
         hands[s] &= ~(1 << card)
         if dw <= knock_at[s] or dw == 0:
             pts = settle_points(hands[s], hands[1 - s], rules_limit, gin_bonus, undercut_bonus)
@@ -255,9 +375,11 @@ __all__ = [
     "UPCARD",
     "Memo",
     "connections",
+    "deadwood",
     "greedy_discard",
     "greedy_take",
     "live_connections",
     "playout",
     "settle_points",
+    "thrown_card",
 ]

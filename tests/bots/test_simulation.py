@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from server.bots.knowledge import Knowledge, meld_partners
-from server.bots.sim import UPCARD, playout, settle_points
+from server.bots.sim import UPCARD, Memo, deadwood, playout, settle_points, thrown_card
 from server.rules import RULES, Card, HandState, deal
 from server.rules.cards import DECK, parse_cards, to_mask
 from server.rules.melds import discard_deadwoods, min_deadwood
@@ -104,3 +104,46 @@ def test_playouts_end_and_score_within_the_games_bounds() -> None:
         h = deal(RULES["house"], starter=0, seed=f"playout:{seed}")
         pts = playout(list(h.hands), list(h.stock), list(h.discard_pile), 0, UPCARD, -1, 10, 25, 25, (10, 10))
         assert -123 <= pts <= 123
+
+
+def _meldy_hands(seed: int, count: int, size: int = 11) -> list[int]:
+    """Random hands, most of them holding a run or a set (where the shortcuts could go wrong)."""
+    rng = random.Random(seed)
+    out = []
+    for n in range(count):
+        mask = 0
+        for c in rng.sample(range(52), size):
+            mask |= 1 << c
+        if n % 2:
+            suit, r = rng.randrange(4), rng.randrange(10)
+            mask |= 0b111 << (suit * 13 + r)
+        if n % 3:
+            r = rng.randrange(13)
+            for suit in rng.sample(range(4), 3):
+                mask |= 1 << (suit * 13 + r)
+        out.append(mask)
+    return out
+
+
+def test_shortcut_deadwood_equals_the_rules_search() -> None:
+    for mask in _meldy_hands(1, 3000, 10):
+        assert deadwood(mask) == min_deadwood(mask)
+
+
+def test_greedy_discards_rank_as_a_full_search_does() -> None:
+    memo = Memo()
+    for mask in _meldy_hands(2, 3000):
+        ranked = sorted(
+            discard_deadwoods(mask).items(), key=lambda kv: (kv[1], -DECK[kv[0]].value, -DECK[kv[0]].rank)
+        )
+        assert Memo().discards(mask) == tuple(ranked[:2])
+        drawn = (mask & -mask).bit_length() - 1
+        assert memo.discards_after_draw(mask & ~(1 << drawn), drawn) == tuple(ranked[:2])
+
+
+def test_the_sampled_opponent_throws_the_card_leaving_least_deadwood_keeping_known_cards() -> None:
+    for mask in _meldy_hands(3, 2000):
+        keep = mask & -mask  # its lowest card is one it is known to hold
+        dd = discard_deadwoods(mask)
+        expected = min((c for c in dd if not keep >> c & 1), key=lambda c: (dd[c], -DECK[c].value, -c))
+        assert thrown_card(mask, keep) == expected
