@@ -57,6 +57,7 @@ class HardBot(Bot):
         blend: int = 100,
         lookahead: int = 1,
         margin: int = 8,
+        budget: int = 160,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:
@@ -70,19 +71,18 @@ class HardBot(Bot):
         self.blend = blend / 100
         self.lookahead = lookahead
         self.margin = margin
+        self.budget = budget
 
     def __repr__(self) -> str:
         return f"HardBot({self.seed!r}, worlds={self.worlds}, candidates={self.candidates})"
 
     # --- the picture of the hand --------------------------------------------------------------
 
-    def _setup(
-        self, view: SeatView, worlds: int
-    ) -> tuple[Knowledge, dict[int, float], list[tuple[int, list[int]]]]:
-        k = Knowledge.from_view(view)
+    def _sample(self, view: SeatView, k: Knowledge, worlds: int) -> list[tuple[int, list[int]]]:
+        """``worlds`` guesses at the hidden cards: (opponent's hand, stock top first)."""
         weights = k.weights()
         limit = view.rules.knock_limit
-        return k, weights, [k.sample(self.rng, weights, limit) for _ in range(worlds)]
+        return [k.sample(self.rng, weights, limit) for _ in range(worlds)]
 
     # --- draw ---------------------------------------------------------------------------------
 
@@ -107,7 +107,8 @@ class HardBot(Bot):
         if not self.sim_draw:
             return greedy_take(hand, top, limit)
         # Two options, usually far apart: half the samples of a discard decision are enough.
-        k, _, worlds = self._setup(view, max(1, self.worlds // 2))
+        k = Knowledge.from_view(view)
+        worlds = self._sample(view, k, max(1, self.worlds // 2))
         memo = Memo()
         me = view.seat
         assert me is not None
@@ -165,7 +166,7 @@ class HardBot(Bot):
             card = max((c for c, dw in options.items() if dw == 0), key=lambda c: (VALUES[c.index], c))
             return Knock(card)
         hand = own_mask(view)
-        k, _, worlds = self._setup(view, self.worlds)
+        k = Knowledge.from_view(view)
         memo = Memo()
         probs = k.opp_probabilities()
         scored = self._quick_scores(view, hand, k, probs, memo)
@@ -180,6 +181,9 @@ class HardBot(Bot):
             return Knock(DECK[kc])
         if len(candidates) == 1 and least > limit:
             return Discard(DECK[candidates[0]])
+        # The work is capped (the slowest decisions set the response time): with many
+        # candidates each is played out on fewer of the same samples.
+        worlds = self._sample(view, k, max(1, min(self.worlds, self.budget // len(candidates))))
         me = view.seat
         assert me is not None
         totals: dict[tuple[str, int], float] = {}

@@ -32,7 +32,7 @@ def deadwood(mask: int) -> int:
     itself; the cards of a rank held in three suits or more form a set. When no card is in both
     a possible run and a possible set, nothing competes: every such card is melded and the
     deadwood is the value of the rest. Only hands where a card could go either way need the
-    search (most hands in a playout do not).
+    search (most hands in a playout do not), and only for those ranks.
     """
     starts = mask & (mask >> 1) & (mask >> 2) & _RUN_STARTS
     s0 = mask & _SUIT
@@ -41,8 +41,12 @@ def deadwood(mask: int) -> int:
     s3 = mask >> 39
     sets = ((s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))) * _EVERY_SUIT & mask
     runs = starts | starts << 1 | starts << 2
-    if runs & sets:
-        return min_deadwood(mask)
+    both = runs & sets
+    if both:
+        # A rank none of whose cards could be in a run is melded whole as a set: only the ranks
+        # with a card that could go either way are left for the search.
+        torn = (both | both >> 13 | both >> 26 | both >> 39) & _SUIT
+        return min_deadwood(mask & ~(sets & ~(torn * _EVERY_SUIT)))
     return mask_value(mask & ~(runs | sets))
 
 
