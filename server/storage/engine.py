@@ -12,7 +12,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import event, make_url, text
+from sqlalchemy import URL, event, make_url, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.ext.asyncio import AsyncSession as AsyncSession
@@ -26,7 +26,7 @@ def is_sqlite(url: str) -> bool:
     return make_url(url).get_backend_name() == "sqlite"
 
 
-def sqlite_path(url: str) -> Path | None:
+def sqlite_path(url: str | URL) -> Path | None:
     """The database file of a SQLite URL (None for an in-memory database)."""
     database = make_url(url).database
     if not database or database == ":memory:" or database.startswith("file:"):
@@ -40,12 +40,12 @@ def create_engine(url: str, **kwargs: Any) -> AsyncEngine:
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
         engine = create_async_engine(url, connect_args={"timeout": 30}, **kwargs)
-        event.listen(engine.sync_engine, "connect", _sqlite_on_connect)
+        event.listen(engine.sync_engine, "connect", sqlite_on_connect)
         return engine
     return create_async_engine(url, pool_pre_ping=True, **kwargs)
 
 
-def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
+def sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     # WAL lets readers run beside the one writer; NORMAL sync in WAL mode survives a process
     # crash (kill -9): only an OS crash could lose the last commits.
