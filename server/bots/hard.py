@@ -58,6 +58,8 @@ class HardBot(Bot):
         lookahead: int = 1,
         margin: int = 8,
         budget: int = 160,
+        knock_bias: int = 0,
+        keep: int = 0,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:
@@ -72,6 +74,8 @@ class HardBot(Bot):
         self.lookahead = lookahead
         self.margin = margin
         self.budget = budget
+        self.knock_bias = knock_bias
+        self.keep = keep
 
     def __repr__(self) -> str:
         return f"HardBot({self.seed!r}, worlds={self.worlds}, candidates={self.candidates})"
@@ -186,37 +190,50 @@ class HardBot(Bot):
         worlds = self._sample(view, k, max(1, min(self.worlds, self.budget // len(candidates))))
         me = view.seat
         assert me is not None
-        totals: dict[tuple[str, int], float] = {}
-        for c in candidates:
+
+        def play(c: int, part: list[tuple[int, list[int]]]) -> int:
             total = 0
-            for opp_hand, stock in worlds:
+            for opp_hand, stock in part:
                 if len(stock) > 2:  # else a plain discard now ends the hand: dead, 0
                     total += play_on(
                         rules, me, hand & ~(1 << c), opp_hand, stock, [*k.pile, c], 1 - me, DRAW, memo
                     )
-            totals[("discard", c)] = total
+            return total
+
+        # Playouts are noisy at this budget; the quick score carries the opponent model (feeding)
+        # and the draw odds, so it steadies the ranking of discards.
+        base = min(scored[c] for c in candidates)
+        penalty = {c: self.blend * (scored[c] - base) for c in candidates}
+        values: dict[tuple[str, int], float] = {}
+        n = len(worlds)
+        if self.keep and len(candidates) > self.keep and n > 1:
+            # Every candidate plays half the samples; only the best few play the other half.
+            half = n // 2
+            sums = {c: play(c, worlds[:half]) for c in candidates}
+            first = {c: sums[c] / half - penalty[c] for c in candidates}
+            best = sorted(candidates, key=lambda c: (-first[c], scored[c], c))[: self.keep]
+            for c in candidates:
+                values[("discard", c)] = (
+                    (sums[c] + play(c, worlds[half:])) / n - penalty[c] if c in best else first[c]
+                )
+        else:
+            for c in candidates:
+                values[("discard", c)] = play(c, worlds) / n - penalty[c]
         if least <= limit:
             # The knock's own discard never reaches the opponent; only the ten cards left count.
             for kc in (c.index for c, dw in options.items() if dw == least):
                 left = hand & ~(1 << kc)
-                totals[("knock", kc)] = sum(
+                total = sum(
                     with_box(
                         settle_points(left, opp_hand, limit, rules.gin_bonus, rules.undercut_bonus),
                         rules.box_bonus,
                     )
                     for opp_hand, _ in worlds
                 )
-        # Playouts are noisy at this budget; the quick score carries the opponent model (feeding)
-        # and the draw odds, so it steadies the ranking of discards.
-        base = min(scored[c] for c in candidates)
-        values = {
-            key: v / len(worlds) - (self.blend * (scored[key[1]] - base) if key[0] == "discard" else 0.0)
-            for key, v in totals.items()
-        }
+                values[("knock", kc)] = total / n + self.knock_bias
         self.last_values = {f"{kind} {DECK[c]}": v for (kind, c), v in values.items()}
-        totals = values
         (kind, card), _ = max(
-            totals.items(), key=lambda kv: (kv[1], kv[0][0] == "knock", -scored.get(kv[0][1], 0.0), kv[0][1])
+            values.items(), key=lambda kv: (kv[1], kv[0][0] == "knock", -scored.get(kv[0][1], 0.0), kv[0][1])
         )
         return Knock(DECK[card]) if kind == "knock" else Discard(DECK[card])
 
