@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -51,12 +51,28 @@ class MatchMeta:
     updated_at: datetime
 
     def copy(self) -> MatchMeta:
-        return replace(
-            self,
-            seat_ids=list(self.seat_ids),
-            seat_names=list(self.seat_names),
-            scores=list(self.scores),
-            hands_won=list(self.hands_won),
+        # Field by field rather than dataclasses.replace: this runs on every action.
+        return MatchMeta(
+            self.match_id,
+            self.rules,
+            self.opponent,
+            self.difficulty,
+            self.seed,
+            self.first_starter,
+            self.status,
+            self.version,
+            list(self.seat_ids),
+            list(self.seat_names),
+            self.watch_token_hash,
+            self.invite_hash,
+            self.hand_number,
+            list(self.scores),
+            list(self.hands_won),
+            self.winner,
+            self.resigned,
+            self.outcome,
+            self.created_at,
+            self.updated_at,
         )
 
 

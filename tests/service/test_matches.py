@@ -406,3 +406,23 @@ async def test_a_player_who_joined_through_another_process_can_resign_here(engin
     assert meta.status == "finished" and meta.winner == 0
     await one.close()
     await two.close()
+
+
+def test_a_match_row_copy_has_every_field_and_shares_no_list():
+    from datetime import UTC, datetime
+
+    from server.service.ports import MatchMeta
+
+    values = {}
+    for i, f in enumerate(dataclasses.fields(MatchMeta)):
+        if f.name.endswith("_at"):
+            values[f.name] = datetime(2026, 1, 1 + i, tzinfo=UTC)
+        elif f.name in ("seat_ids", "seat_names", "scores", "hands_won"):
+            values[f.name] = [f"{f.name}0", f"{f.name}1"]
+        else:
+            values[f.name] = f"{f.name}-{i}"
+    meta = MatchMeta(**values)
+    copy = meta.copy()
+    assert copy == meta
+    for name in ("seat_ids", "seat_names", "scores", "hands_won"):
+        assert getattr(copy, name) is not getattr(meta, name)
