@@ -20,6 +20,7 @@ import asyncio
 import hashlib
 import hmac
 import logging
+import math
 import secrets
 import time
 import unicodedata
@@ -130,6 +131,7 @@ class LiveMatch:
         return self.meta.match_id
 
     def connected(self) -> tuple[bool, bool]:
+        """Which seats have a socket on this process."""
         seats = {s.seat for s in self.subscribers}
         return (0 in seats, 1 in seats)
 
@@ -156,6 +158,7 @@ class MatchService:
         metrics: Metrics | None = None,
         bot_factory: Callable[[str, str], Any] = make_bot,
         max_live: int = 2000,
+        presence_ttl: float = 30.0,
     ) -> None:
         self.store = store
         self.bot_delay = bot_delay
@@ -168,7 +171,14 @@ class MatchService:
         self._bot_tasks: set[asyncio.Task[None]] = set()
         self._writes: set[asyncio.Task[Any]] = set()
         self._closing = False
+        self.presence_ttl = presence_ttl
+        """Seconds another process's report of a seat's socket counts unless it is re-sent
+        (each process re-sends its own every third of this)."""
+        self._presence: dict[str, dict[str, tuple[bool, bool, float]]] = {}
+        """Other processes' sockets: match id -> peer -> (seat 0, seat 1, expiry)."""
+        self._presence_task: asyncio.Task[None] | None = None
         self.broadcaster.listen(self._on_change)
+        self.broadcaster.listen_presence(self._on_presence)
         self.metrics.live_matches.set_function(
             lambda: sum(1 for lv in self._live.values() if lv.meta.status != "finished")
         )
@@ -184,6 +194,8 @@ class MatchService:
         """Stop: refuse new writes, cancel the computer's pending turns, and wait for writes in
         flight to commit."""
         self._closing = True
+        if self._presence_task is not None:
+            self._presence_task.cancel()
         for task in list(self._bot_tasks):
             task.cancel()
         await asyncio.gather(*self._bot_tasks, return_exceptions=True)
@@ -407,21 +419,26 @@ class MatchService:
         async with live.lock:
             await self._fresh(live)
             await self._catch_up(live)  # another process may have moved it on
-            before = live.connected()
+            before, local = self.connected(live), live.connected()
             live.subscribers.add(subscriber)
             live.last_used = time.monotonic()
             if live.match_id not in self._live:
                 self._remember(live)
             subscriber.deliver(self.state_message(live, subscriber.seat))
-            if live.connected() != before:
+            if live.connected() != local:
+                await self.broadcaster.publish_presence(live.match_id, live.connected())
+            if self.connected(live) != before:
                 self._fan_out(live, skip=subscriber)
+        self._start_presence()
 
     async def unsubscribe(self, live: LiveMatch, subscriber: Subscriber) -> None:
         async with live.lock:
-            before = live.connected()
+            before, local = self.connected(live), live.connected()
             live.subscribers.discard(subscriber)
             live.last_used = time.monotonic()
-            if live.connected() != before and not live.stale:
+            if live.connected() != local:
+                await self.broadcaster.publish_presence(live.match_id, live.connected())
+            if self.connected(live) != before and not live.stale:
                 self._fan_out(live)
             if not live.subscribers and live.meta.status == "finished" and live.bot_task is None:
                 # Nobody is watching a finished match: its record is in the store.
@@ -436,7 +453,7 @@ class MatchService:
 
     def state_message(self, live: LiveMatch, seat: int | None) -> str:
         """Build a ``state`` message; only call it holding the match's lock."""
-        view = views.view_payload(live.meta, live.state, seat, live.connected())
+        view = views.view_payload(live.meta, live.state, seat, self.connected(live))
         return encode({"type": "state", "version": live.meta.version, "view": view})
 
     async def act(
@@ -638,6 +655,64 @@ class MatchService:
             if sub.seat not in cache:
                 cache[sub.seat] = self.state_message(live, sub.seat)
             sub.deliver(cache[sub.seat])
+
+    # --- presence across processes ------------------------------------------------------------
+
+    def connected(self, live: LiveMatch) -> tuple[bool, bool]:
+        """Which seats have a socket on this process or, as last reported and not yet expired,
+        on another."""
+        return _seats(live.connected(), self._presence.get(live.match_id, {}), time.monotonic())
+
+    async def _on_presence(self, match_id: str, peer: str, seats: tuple[bool, bool]) -> None:
+        """Process ``peer`` reports its sockets on ``match_id``: tell our clients if that
+        changes who is connected."""
+        self._start_presence()  # to forget this report if it is not renewed
+        live = self._live.get(match_id)
+        before = self.connected(live) if live is not None else None
+        entries = self._presence.setdefault(match_id, {})
+        if any(seats):
+            entries[peer] = (*seats, time.monotonic() + self.presence_ttl)
+        else:
+            entries.pop(peer, None)
+            if not entries:
+                del self._presence[match_id]
+        if live is not None and self.connected(live) != before:
+            async with live.lock:
+                if not live.stale:
+                    self._fan_out(live)
+
+    def _start_presence(self) -> None:
+        if self._presence_task is None and not self._closing:
+            self._presence_task = asyncio.get_running_loop().create_task(self._presence_loop())
+
+    async def _presence_loop(self) -> None:
+        """Every third of ``presence_ttl``: report our sockets again (a report is forgotten
+        after ``presence_ttl``, so a process that died stops counting), and forget expired
+        reports, telling our clients of seats that are gone."""
+        while True:
+            await asyncio.sleep(self.presence_ttl / 3)
+            try:
+                for live in list(self._live.values()):
+                    if any(live.connected()):
+                        await self.broadcaster.publish_presence(live.match_id, live.connected())
+                now = time.monotonic()
+                for match_id, entries in list(self._presence.items()):
+                    expired = [peer for peer, (_, _, expires) in entries.items() if expires <= now]
+                    if not expired:
+                        continue
+                    live = self._live.get(match_id)
+                    # What the expired reports made connected, to compare with after.
+                    before = _seats(live.connected(), entries, -math.inf) if live is not None else None
+                    for peer in expired:
+                        del entries[peer]
+                    if not entries:
+                        del self._presence[match_id]
+                    if live is not None and self.connected(live) != before:
+                        async with live.lock:
+                            if not live.stale:
+                                self._fan_out(live)
+            except Exception:
+                log.exception("presence refresh failed")
 
     async def resync(self) -> None:
         """Check every match in memory against the store and catch up on any that another
@@ -845,6 +920,17 @@ class MatchService:
 class Moved(StaleVersion):
     """A write found the stored version moved on (another process wrote first); the live
     match has been rebuilt from the store."""
+
+
+def _seats(
+    local: tuple[bool, bool], reports: dict[str, tuple[bool, bool, float]], now: float
+) -> tuple[bool, bool]:
+    """The seats connected: on this process (``local``) or in a report expiring after ``now``."""
+    s0, s1 = local
+    for r0, r1, expires in reports.values():
+        if expires > now:
+            s0, s1 = s0 or r0, s1 or r1
+    return s0, s1
 
 
 def _acks(actions: list[StoredAction]) -> dict[tuple[int, str], int]:

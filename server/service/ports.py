@@ -135,14 +135,23 @@ class Store(Protocol):
 
 
 Listener = Callable[[str, int], Awaitable[None] | None]
+PresenceListener = Callable[[str, str, tuple[bool, bool]], Awaitable[None] | None]
+"""``(match_id, peer, seats)``: process ``peer`` has (or no longer has) sockets of these seats."""
 
 
 class Broadcaster(Protocol):
     """Tells other processes that a match changed (``match_id`` now at ``version``). The process
-    that made the change has already told its own clients."""
+    that made the change has already told its own clients.
+
+    It also carries presence: which seats of a match have a socket on the publishing process
+    (``publish_presence``), so a player connected to another process is not shown as gone.
+    Presence is re-sent periodically by the service and forgotten when it is not (a process
+    that died stops counting)."""
 
     async def publish(self, match_id: str, version: int) -> None: ...
     def listen(self, listener: Listener) -> None: ...
+    async def publish_presence(self, match_id: str, seats: tuple[bool, bool]) -> None: ...
+    def listen_presence(self, listener: PresenceListener) -> None: ...
     async def close(self) -> None: ...
 
 
@@ -160,6 +169,12 @@ class InProcessBroadcaster:
 
     def listen(self, listener: Listener) -> None:
         self._listeners.append(listener)
+
+    async def publish_presence(self, match_id: str, seats: tuple[bool, bool]) -> None:
+        """One process: its own sockets are all the presence there is."""
+
+    def listen_presence(self, listener: PresenceListener) -> None:
+        """One process: no other process ever reports presence."""
 
     async def close(self) -> None:
         self._listeners.clear()

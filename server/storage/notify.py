@@ -15,8 +15,13 @@ the versions of the matches it holds). A payload is a match id and a version onl
 a token or a seed (every process on the channel, and any database user allowed to ``LISTEN``,
 reads it).
 
+Presence rides on a second channel, ``<channel>_presence``, with payloads ``"<match_id> <s0><s1>"``
+(``1`` where the sending process has a socket of that seat, e.g. ``"m_abc 10"``); the sender is
+known by its connection's backend pid. It is never transactional and may be lost: the service
+re-sends it periodically and forgets what is not re-sent.
+
 This module must never decide anything about a match; it only carries "this match is now at
-version N".
+version N" and "these seats have sockets there".
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from typing import Any
 import asyncpg
 from sqlalchemy import make_url
 
-from server.service.ports import Listener
+from server.service.ports import Listener, PresenceListener
 
 log = logging.getLogger("server.storage.notify")
 
@@ -92,6 +97,29 @@ def notify_params(match_id: str, version: int, channel: str = CHANNEL) -> dict[s
     return {"channel": channel, "payload": encode_payload(match_id, version)}
 
 
+def encode_presence(match_id: str, seats: tuple[bool, bool]) -> str:
+    """The presence payload: which seats have a socket on the sending process.
+
+    >>> encode_presence("m_abc", (True, False))
+    'm_abc 10'
+    """
+    return f"{match_id} {int(seats[0])}{int(seats[1])}"
+
+
+def decode_presence(payload: str) -> tuple[str, tuple[bool, bool]] | None:
+    """``(match_id, seats)``, or None for anything that is not a presence payload.
+
+    >>> decode_presence("m_abc 01")
+    ('m_abc', (False, True))
+    >>> decode_presence("m_abc 2") is None
+    True
+    """
+    match_id, sep, flags = payload.partition(" ")
+    if not sep or not match_id or len(match_id) > 64 or len(flags) != 2 or set(flags) - {"0", "1"}:
+        return None
+    return match_id, (flags[0] == "1", flags[1] == "1")
+
+
 def _check_channel(channel: str) -> None:
     # The channel is spliced into LISTEN (an identifier cannot be a bind parameter).
     if not _CHANNEL_NAME.match(channel):
@@ -120,14 +148,18 @@ class PostgresBroadcaster:
         _check_channel(channel)
         self.dsn = asyncpg_dsn(url)
         self.channel = channel
+        self.presence_channel = f"{channel}_presence"
+        _check_channel(self.presence_channel)
         self.transactional = transactional
         self.reconnect_delay = reconnect_delay
         self.check_interval = check_interval
         self._listeners: list[Listener] = []
         self._gap_listeners: list[GapListener] = []
+        self._presence_listeners: list[PresenceListener] = []
         self._conn: asyncpg.Connection | None = None
         self._pid: int | None = None
         self._pending: list[str] = []
+        self._pending_presence: list[str] = []
         self._wake = asyncio.Event()
         self._connected = asyncio.Event()
         self._lost = asyncio.Event()
@@ -150,8 +182,8 @@ class PostgresBroadcaster:
         within ``timeout``: a server should not start deaf)."""
         await self._open()
         self._supervisor = asyncio.get_running_loop().create_task(self._supervise())
-        if not self.transactional:
-            self._publisher = asyncio.get_running_loop().create_task(self._publish_loop())
+        # Presence is always sent from here (changes are not, in transactional mode).
+        self._publisher = asyncio.get_running_loop().create_task(self._publish_loop())
 
     # --- the Broadcaster port -------------------------------------------------------------------
 
@@ -163,6 +195,15 @@ class PostgresBroadcaster:
 
     def listen(self, listener: Listener) -> None:
         self._listeners.append(listener)
+
+    async def publish_presence(self, match_id: str, seats: tuple[bool, bool]) -> None:
+        if self._closed:
+            return
+        self._pending_presence.append(encode_presence(match_id, seats))
+        self._wake.set()
+
+    def listen_presence(self, listener: PresenceListener) -> None:
+        self._presence_listeners.append(listener)
 
     def on_gap(self, listener: GapListener) -> None:
         """``listener()`` runs after the listening connection was re-established: any
@@ -189,6 +230,7 @@ class PostgresBroadcaster:
         await self._close_conn()
         self._listeners.clear()
         self._gap_listeners.clear()
+        self._presence_listeners.clear()
 
     # --- receiving ------------------------------------------------------------------------------
 
@@ -202,6 +244,16 @@ class PostgresBroadcaster:
         self.received += 1
         for listener in list(self._listeners):
             self._call(listener, *decoded)
+
+    def _on_presence(self, _conn: Any, pid: int, _channel: str, payload: str) -> None:
+        if pid == self._pid:
+            return  # our own
+        decoded = decode_presence(payload)
+        if decoded is None:
+            log.warning("ignored a malformed presence notification", extra={"channel": self.presence_channel})
+            return
+        for listener in list(self._presence_listeners):
+            self._call(listener, decoded[0], str(pid), decoded[1])
 
     def _call(self, fn: Callable[..., Any], *args: Any) -> None:
         try:
@@ -225,6 +277,7 @@ class PostgresBroadcaster:
         conn = await asyncpg.connect(self.dsn, timeout=10)
         try:
             await conn.add_listener(self.channel, self._on_notification)
+            await conn.add_listener(self.presence_channel, self._on_presence)
         except BaseException:
             await conn.close()
             raise
@@ -291,22 +344,27 @@ class PostgresBroadcaster:
             await self._drain()
 
     async def _drain(self) -> None:
-        while self._pending:
-            conn = self._conn
-            if conn is None or conn.is_closed():
-                await self._connected.wait()
-                continue
-            batch = self._pending[:MAX_BATCH]
-            try:
-                # One round trip for the whole batch; rows are notified in order.
-                await conn.execute(
-                    "SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS t(p, i) ORDER BY i",
-                    self.channel,
-                    batch,
-                )
-            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
-                # Kept queued: sent again once the supervisor has reconnected.
-                await asyncio.sleep(self.reconnect_delay)
-                continue
-            del self._pending[: len(batch)]
-            self.published += len(batch)
+        for channel, pending in (
+            (self.channel, self._pending),
+            (self.presence_channel, self._pending_presence),
+        ):
+            while pending:
+                conn = self._conn
+                if conn is None or conn.is_closed():
+                    await self._connected.wait()
+                    continue
+                batch = pending[:MAX_BATCH]
+                try:
+                    # One round trip for the whole batch; rows are notified in order.
+                    await conn.execute(
+                        "SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS t(p, i) ORDER BY i",
+                        channel,
+                        batch,
+                    )
+                except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+                    # Kept queued: sent again once the supervisor has reconnected.
+                    await asyncio.sleep(self.reconnect_delay)
+                    continue
+                del pending[: len(batch)]
+                if pending is self._pending:
+                    self.published += len(batch)

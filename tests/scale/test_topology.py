@@ -305,3 +305,35 @@ async def test_two_replicas_holding_a_computer_match_never_both_make_the_compute
         for s in servers:
             load.stop_server(s)
     assert_clean_logs([s.log_path for s in servers])
+
+
+async def test_a_player_on_the_other_replica_shows_as_connected_and_then_as_gone(fresh_database, tmp_path):
+    servers = await start_two(fresh_database, tmp_path)
+    a, b = (s.url for s in servers)
+
+    async def until_connected(c: Client, flags: list[bool]) -> None:
+        while [p["connected"] for p in c.states[-1]["view"]["players"]] != flags:
+            await c.next_state()
+
+    try:
+        async with aiohttp.ClientSession() as session:
+            ada = await rest(session, "POST", f"{a}/api/players", name="Ada")
+            bob = await rest(session, "POST", f"{b}/api/players", name="Bob")
+            match = await rest(session, "POST", f"{a}/api/matches", ada["token"], opponent="human")
+            mid = match["match_id"]
+            await rest(
+                session, "POST", f"{b}/api/matches/{mid}/join", bob["token"], invite=match["invite"]["code"]
+            )
+            ada_c, bob_c = Client(session, [a], mid, ada["token"]), Client(session, [b], mid, bob["token"])
+            await ada_c.connect()
+            await bob_c.connect()
+            # Each replica hears of the other's socket (a presence notification), and says so.
+            await asyncio.wait_for(until_connected(ada_c, [True, True]), 10)
+            await asyncio.wait_for(until_connected(bob_c, [True, True]), 10)
+            await bob_c.ws.close()
+            await asyncio.wait_for(until_connected(ada_c, [True, False]), 10)
+            await ada_c.ws.close()
+    finally:
+        for s in servers:
+            load.stop_server(s)
+    assert_clean_logs([s.log_path for s in servers])
