@@ -167,3 +167,26 @@ async def test_a_batch_writes_rows_that_read_back_exactly_as_written(store):
     assert loaded == done
     assert actions == [change.action]
     assert await store.finished_hands(a.match_id) == list(change.hands)
+
+
+@pytest.mark.postgres
+async def test_on_postgres_a_writer_connection_killed_meanwhile_is_replaced(postgres_admin, fresh_database):
+    import asyncpg
+
+    engine = create_engine(fresh_database)
+    await upgrade(engine)
+    store = GroupCommitStore(engine)
+    try:
+        a, b = await matches(store, 2)
+        assert await store.commit(step(a, 1))
+        admin = await asyncpg.connect(postgres_admin)
+        try:
+            assert await admin.fetchval("SELECT pg_terminate_backend($1)", store._pg.get_server_pid())
+        finally:
+            await admin.close()
+        await asyncio.sleep(0.1)
+        assert await store.commit(step(b, 1))  # tried again on a new connection
+        assert (await store.load_match(b.match_id))[0].version == 1
+    finally:
+        await store.close()
+        await engine.dispose()
