@@ -4,22 +4,14 @@
 from __future__ import annotations
 
 import contextlib
-import os
-import socket
-import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from server.bench.load import ROOT, free_port, start_server, stop_server
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+__all__ = ["ROOT", "free_port", "live_server"]
 
 
 @contextlib.contextmanager
@@ -30,44 +22,25 @@ def live_server(
     extra_env: dict[str, str] | None = None,
     port: int | None = None,
 ) -> Iterator[str]:
-    """Run ``python -m server`` on a free loopback port; yields its base URL (``http://127.0.0.1:P``)."""
-    port = port or free_port()
-    env = {
-        **os.environ,
-        "GINRUMMY_BOT_DELAY": "0",
-        "GINRUMMY_LOG_LEVEL": "warning",
-        **(extra_env or {}),
-    }
+    """Run ``python -m server`` on a free loopback port; yields its base URL (``http://127.0.0.1:P``).
+    Synchronous (the browser tests are): it waits for ``/healthz`` with plain urllib."""
     url = database_url or f"sqlite+aiosqlite:///{tmp_path / 'server.db'}"
-    log = open(tmp_path / f"server-{port}.log", "wb")  # noqa: SIM115 (closed in finally)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port), "--database-url", url],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
+    server = start_server(url, tmp_path, {"GINRUMMY_BOT_DELAY": "0", **(extra_env or {})}, port)
     try:
         deadline = time.monotonic() + 30
         while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"server exited with {proc.returncode}; see {log.name}")
+            assert server.process is not None
+            if server.process.poll() is not None:
+                raise RuntimeError(f"server exited with {server.process.returncode}; see {server.log_path}")
             try:
-                with urllib.request.urlopen(base + "/healthz", timeout=1) as r:
+                with urllib.request.urlopen(server.url + "/healthz", timeout=1) as r:
                     if r.status == 200:
                         break
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                raise RuntimeError(f"server did not start within 30 s; see {log.name}")
+                raise RuntimeError(f"server did not start within 30 s; see {server.log_path}")
             time.sleep(0.1)
-        yield base
+        yield server.url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+        stop_server(server)

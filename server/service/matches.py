@@ -676,6 +676,10 @@ class MatchService:
             entries.pop(peer, None)
             if not entries:
                 del self._presence[match_id]
+        await self._tell_if_changed(live, before)
+
+    async def _tell_if_changed(self, live: LiveMatch | None, before: tuple[bool, bool] | None) -> None:
+        """Send our clients of ``live`` a new state if its seats' presence is not ``before``."""
         if live is not None and self.connected(live) != before:
             async with live.lock:
                 if not live.stale:
@@ -707,10 +711,7 @@ class MatchService:
                         del entries[peer]
                     if not entries:
                         del self._presence[match_id]
-                    if live is not None and self.connected(live) != before:
-                        async with live.lock:
-                            if not live.stale:
-                                self._fan_out(live)
+                    await self._tell_if_changed(live, before)
             except Exception:
                 log.exception("presence refresh failed")
 

@@ -40,7 +40,7 @@ from server.service.ports import Change
 
 from .engine import sqlite_on_connect, sqlite_path
 from .models import HandRecord, Match, MatchAction
-from .notify import CHANNEL, asyncpg_dsn, encode_payload
+from .notify import CHANNEL, encode_payload
 from .repository import _ROW_COLUMNS, SqlStore, _row_values
 
 log = logging.getLogger("server.storage.group_commit")
@@ -80,6 +80,8 @@ class GroupCommitStore(SqlStore):
         self._sqlite: sqlite3.Connection | None = None
         self._thread: ThreadPoolExecutor | None = None
         self._pg: asyncpg.Connection | None = None
+        """The Postgres writer's connection: one taken out of the engine's pool for good (so it
+        is set up exactly as the engine's: URL, options, search path)."""
         self.batches = 0
         self.changes = 0
 
@@ -172,7 +174,9 @@ class GroupCommitStore(SqlStore):
             conn = self._pg
             try:
                 if conn is None or conn.is_closed():
-                    conn = self._pg = await asyncpg.connect(asyncpg_dsn(self.engine.url), timeout=10)
+                    pooled = await self.engine.raw_connection()
+                    conn = self._pg = pooled.driver_connection
+                    pooled.detach()  # the pool forgets it; closing it is ours
                 landed = {r[0] for r in await conn.fetch(self._sql.postgres, *args)}
                 return [c.meta.match_id in landed for c in changes]
             except asyncpg.IntegrityConstraintViolationError as e:

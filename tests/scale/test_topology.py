@@ -160,6 +160,24 @@ async def start_two(database_url: str, tmp_path: Path) -> list[load.Server]:
     return servers
 
 
+async def human_match(
+    session: aiohttp.ClientSession, create_at: str, join_at: str
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """Ada creates a match against a human through ``create_at``; Bob joins it through
+    ``join_at`` with the invite. Returns (ada, bob, match)."""
+    ada = await rest(session, "POST", f"{create_at}/api/players", name="Ada")
+    bob = await rest(session, "POST", f"{join_at}/api/players", name="Bob")
+    match = await rest(session, "POST", f"{create_at}/api/matches", ada["token"], opponent="human")
+    await rest(
+        session,
+        "POST",
+        f"{join_at}/api/matches/{match['match_id']}/join",
+        bob["token"],
+        invite=match["invite"]["code"],
+    )
+    return ada, bob, match
+
+
 async def test_two_players_on_different_replicas_finish_a_match_when_one_replica_is_killed(
     fresh_database, tmp_path
 ):
@@ -167,14 +185,9 @@ async def test_two_players_on_different_replicas_finish_a_match_when_one_replica
     a, b = (s.url for s in servers)
     try:
         async with aiohttp.ClientSession() as session:
-            ada = await rest(session, "POST", f"{a}/api/players", name="Ada")
-            bob = await rest(session, "POST", f"{b}/api/players", name="Bob")
-            match = await rest(session, "POST", f"{a}/api/matches", ada["token"], opponent="human")
-            mid = match["match_id"]
             # Bob joins through the other replica: any replica accepts any action.
-            await rest(
-                session, "POST", f"{b}/api/matches/{mid}/join", bob["token"], invite=match["invite"]["code"]
-            )
+            ada, bob, match = await human_match(session, a, b)
+            mid = match["match_id"]
 
             ada_c = Client(session, [a, b], mid, ada["token"])
             bob_c = Client(session, [b, a], mid, bob["token"])
@@ -222,13 +235,8 @@ async def test_an_action_id_sent_again_to_the_other_replica_is_recognised_and_no
     a, b = (s.url for s in servers)
     try:
         async with aiohttp.ClientSession() as session:
-            ada = await rest(session, "POST", f"{a}/api/players", name="Ada")
-            bob = await rest(session, "POST", f"{a}/api/players", name="Bob")
-            match = await rest(session, "POST", f"{a}/api/matches", ada["token"], opponent="human")
+            ada, bob, match = await human_match(session, a, a)
             mid = match["match_id"]
-            await rest(
-                session, "POST", f"{a}/api/matches/{mid}/join", bob["token"], invite=match["invite"]["code"]
-            )
             on_a = [Client(session, [a], mid, t) for t in (ada["token"], bob["token"])]
             on_b = [Client(session, [b], mid, t) for t in (ada["token"], bob["token"])]
             states = [await c.connect() for c in on_a + on_b]
@@ -317,13 +325,8 @@ async def test_a_player_on_the_other_replica_shows_as_connected_and_then_as_gone
 
     try:
         async with aiohttp.ClientSession() as session:
-            ada = await rest(session, "POST", f"{a}/api/players", name="Ada")
-            bob = await rest(session, "POST", f"{b}/api/players", name="Bob")
-            match = await rest(session, "POST", f"{a}/api/matches", ada["token"], opponent="human")
+            ada, bob, match = await human_match(session, a, b)
             mid = match["match_id"]
-            await rest(
-                session, "POST", f"{b}/api/matches/{mid}/join", bob["token"], invite=match["invite"]["code"]
-            )
             ada_c, bob_c = Client(session, [a], mid, ada["token"]), Client(session, [b], mid, bob["token"])
             await ada_c.connect()
             await bob_c.connect()

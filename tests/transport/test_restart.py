@@ -4,17 +4,13 @@ with the same token, and a computer turn that was pending resumes."""
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import aiohttp
 
-from tests.live_server import ROOT, free_port
+from server.bench import load
 
 from .helpers import Socket, auth, choose, new_match, new_player, play_match
 
@@ -95,48 +91,18 @@ async def test_a_repeated_id_after_a_restart_is_still_answered_as_before(make_cl
     assert await sock2.recv_until("ack") == ack
 
 
-def _start(db: Path, port: int, log: Path) -> subprocess.Popen:
-    env = {**os.environ, "GINRUMMY_BOT_DELAY": "0", "GINRUMMY_LOG_LEVEL": "warning"}
-    with log.open("ab") as out:  # the child keeps its own copy of the descriptor
-        return subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "server",
-                "--port",
-                str(port),
-                "--database-url",
-                f"sqlite+aiosqlite:///{db}",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-
-
-async def _wait_ready(session: aiohttp.ClientSession, base: str, proc: subprocess.Popen) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, "the server exited"
-        try:
-            async with session.get(base + "/healthz") as r:
-                if r.status == 200:
-                    return
-        except aiohttp.ClientError:
-            pass
-        await asyncio.sleep(0.1)
-    raise AssertionError("the server did not start")
+def _start(db: Path, port: int, log_dir: Path) -> load.Server:
+    return load.start_server(f"sqlite+aiosqlite:///{db}", log_dir, {"GINRUMMY_BOT_DELAY": "0"}, port)
 
 
 async def test_a_match_survives_kill_9_of_the_server_process(tmp_path):
-    db, log = tmp_path / "server.db", tmp_path / "server.log"
-    port = free_port()
+    db = tmp_path / "server.db"
+    port = load.free_port()
     base = f"http://127.0.0.1:{port}"
-    proc = _start(db, port, log)
+    server = _start(db, port, tmp_path)
     try:
         async with aiohttp.ClientSession() as session:
-            await _wait_ready(session, base, proc)
+            await load.wait_healthy(base, server.process)
             async with session.post(base + "/api/players", json={"name": "Ada"}) as r:
                 ada = await r.json()
             async with session.post(base + "/api/matches", json={}, headers=auth(ada)) as r:
@@ -146,10 +112,10 @@ async def test_a_match_survives_kill_9_of_the_server_process(tmp_path):
             acked = await play_some(sock, 15, random.Random(5))
             seen = sock.state
 
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(10)
-            proc = _start(db, port, log)
-            await _wait_ready(session, base, proc)
+            server.process.send_signal(signal.SIGKILL)
+            server.process.wait(10)
+            server = _start(db, port, tmp_path)
+            await load.wait_healthy(base, server.process)
 
             sock2 = Socket(await session.ws_connect(base + "/ws"))
             state = await sock2.hello(m["match_id"], ada["token"])
@@ -162,12 +128,7 @@ async def test_a_match_survives_kill_9_of_the_server_process(tmp_path):
             assert final["view"]["status"] == "finished"
             await sock2.ws.close()
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        load.stop_server(server)
 
 
 async def _play(sock: Socket) -> dict:
