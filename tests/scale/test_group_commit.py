@@ -5,44 +5,19 @@ committed changes are announced."""
 from __future__ import annotations
 
 import asyncio
-import secrets
 from datetime import UTC, datetime
 
 import pytest
 
-from server.service.ports import Change, FinishedHand, MatchMeta, PlayerRecord, StoredAction
+from server.service.ports import Change, FinishedHand, MatchMeta, StoredAction
 from server.storage import create_engine, upgrade
 from server.storage.group_commit import GroupCommitStore
 from server.storage.notify import PostgresBroadcaster
+from tests.storage.records import make_match, make_player
 
 
 def now() -> datetime:
     return datetime.now(UTC)
-
-
-def meta(match_id: str, player_id: str, version: int = 0) -> MatchMeta:
-    return MatchMeta(
-        match_id=match_id,
-        rules="house",
-        opponent="computer",
-        difficulty="normal",
-        seed=secrets.token_hex(8),
-        first_starter=0,
-        status="active",
-        version=version,
-        seat_ids=[player_id, None],
-        seat_names=["Ada", None],
-        watch_token_hash=secrets.token_hex(32),
-        invite_hash=None,
-        hand_number=1,
-        scores=[0, 0],
-        hands_won=[0, 0],
-        winner=None,
-        resigned=None,
-        outcome=None,
-        created_at=now(),
-        updated_at=now(),
-    )
 
 
 def step(m: MatchMeta, seq: int, client_id: str | None = None, hand: bool = False) -> Change:
@@ -74,12 +49,8 @@ async def store(database_url):
 
 
 async def matches(store: GroupCommitStore, n: int) -> list[MatchMeta]:
-    player = PlayerRecord("p_" + secrets.token_hex(4), "Ada", secrets.token_hex(32), now())
-    await store.create_player(player)
-    out = [meta(f"m_{i}_{secrets.token_hex(3)}", player.player_id) for i in range(n)]
-    for m in out:
-        await store.create_match(m)
-    return out
+    player = await make_player(store)
+    return [await make_match(store, player) for _ in range(n)]
 
 
 async def test_concurrent_writes_to_many_matches_all_land_in_fewer_transactions(store):

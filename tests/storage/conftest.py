@@ -7,12 +7,10 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy import text
 
-from server.service.ports import MatchMeta, PlayerRecord
 from server.storage import SqlStore, create_engine, upgrade
 
 POSTGRES_URL = os.environ.get("GINRUMMY_TEST_POSTGRES", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
@@ -53,42 +51,3 @@ async def engine(request, tmp_path) -> AsyncIterator:
 @pytest.fixture
 async def store(engine) -> SqlStore:
     return SqlStore(engine)
-
-
-def now() -> datetime:
-    return datetime.now(UTC).replace(microsecond=0)
-
-
-async def make_player(store: SqlStore, name: str = "Ada") -> PlayerRecord:
-    player = PlayerRecord("p_" + secrets.token_hex(8), name, secrets.token_hex(32), now())
-    await store.create_player(player)
-    return player
-
-
-async def make_match(store: SqlStore, player: PlayerRecord, **changes) -> MatchMeta:
-    meta = MatchMeta(
-        match_id="m_" + secrets.token_hex(8),
-        rules="house",
-        opponent="computer",
-        difficulty="normal",
-        seed=secrets.token_hex(16),
-        first_starter=0,
-        status="active",
-        version=0,
-        seat_ids=[player.player_id, None],
-        seat_names=[player.name, None],
-        watch_token_hash=secrets.token_hex(32),
-        invite_hash=None,
-        hand_number=1,
-        scores=[0, 0],
-        hands_won=[0, 0],
-        winner=None,
-        resigned=None,
-        outcome=None,
-        created_at=now(),
-        updated_at=now(),
-    )
-    for key, value in changes.items():
-        setattr(meta, key, value)
-    await store.create_match(meta)
-    return meta

@@ -12,7 +12,7 @@ from alembic.migration import MigrationContext
 from server.service.ports import Change, FinishedHand, StoredAction
 from server.storage.models import Base
 
-from .conftest import make_match, make_player, now
+from .records import make_match, make_player, now
 
 
 def _action(seq: int, version: int, client_id: str | None = None, seat: int = 0) -> StoredAction:

@@ -1,0 +1,48 @@
+"""Records for storage tests: players and matches with random ids, written to a store."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+
+from server.service.ports import MatchMeta, PlayerRecord
+from server.storage import SqlStore
+
+
+def now() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+async def make_player(store: SqlStore, name: str = "Ada") -> PlayerRecord:
+    player = PlayerRecord("p_" + secrets.token_hex(8), name, secrets.token_hex(32), now())
+    await store.create_player(player)
+    return player
+
+
+async def make_match(store: SqlStore, player: PlayerRecord, **changes) -> MatchMeta:
+    meta = MatchMeta(
+        match_id="m_" + secrets.token_hex(8),
+        rules="house",
+        opponent="computer",
+        difficulty="normal",
+        seed=secrets.token_hex(16),
+        first_starter=0,
+        status="active",
+        version=0,
+        seat_ids=[player.player_id, None],
+        seat_names=[player.name, None],
+        watch_token_hash=secrets.token_hex(32),
+        invite_hash=None,
+        hand_number=1,
+        scores=[0, 0],
+        hands_won=[0, 0],
+        winner=None,
+        resigned=None,
+        outcome=None,
+        created_at=now(),
+        updated_at=now(),
+    )
+    for key, value in changes.items():
+        setattr(meta, key, value)
+    await store.create_match(meta)
+    return meta
