@@ -53,6 +53,21 @@ async def human_match(service: MatchService):
     return live, ada, bob
 
 
+async def play_until_the_computer_moved(service: MatchService, live, store: SqlStore) -> None:
+    """Play seat 0's first legal action at each of its turns until the computer has moved."""
+    for _ in range(1000):
+        _, actions = await store.load_match(live.match_id)
+        if any(a.seat == 1 for a in actions):
+            return
+        async with live.lock:
+            version, legal = live.meta.version, live.state.legal_actions(0)
+        if legal:
+            await service.act(live, 0, None, version, legal[0].to_wire())
+        else:
+            await asyncio.sleep(0.01)
+    raise AssertionError("the computer never moved")
+
+
 async def test_an_action_raced_twice_at_one_version_is_applied_once(engine):
     service = MatchService(SqlStore(engine), bot_delay=0)
     live, *_ = await human_match(service)
@@ -202,19 +217,7 @@ async def test_a_broken_computer_still_moves_so_the_match_never_stalls(engine):
     ada, _ = await service.create_player("Ada")
     created = await service.create_match(ada)
     live = await service._get(created.meta.match_id)
-    store = SqlStore(engine)
-    for _ in range(1000):  # play our turns until the computer has had one
-        _, actions = await store.load_match(live.match_id)
-        if any(a.seat == 1 for a in actions):
-            break
-        async with live.lock:
-            version, legal = live.meta.version, live.state.legal_actions(0)
-        if legal:
-            await service.act(live, 0, None, version, legal[0].to_wire())
-        else:
-            await asyncio.sleep(0.01)
-    else:
-        raise AssertionError("the computer never moved")
+    await play_until_the_computer_moved(service, live, SqlStore(engine))
     assert live.bot.calls >= 1
     await service.close()
 
@@ -287,16 +290,7 @@ async def test_a_computer_move_given_as_a_subclass_of_an_action_is_played_as_cho
     created = await service.create_match(ada)
     live = await service._get(created.meta.match_id)
     store = SqlStore(engine)
-    for _ in range(1000):
-        _, actions = await store.load_match(live.match_id)
-        if any(a.seat == 1 for a in actions):
-            break
-        async with live.lock:
-            version, legal = live.meta.version, live.state.legal_actions(0)
-        if legal:
-            await service.act(live, 0, None, version, legal[0].to_wire())
-        else:
-            await asyncio.sleep(0.01)
+    await play_until_the_computer_moved(service, live, store)
     await service.close()
     _, actions = await store.load_match(live.match_id)
     played = [a.action for a in actions if a.seat == 1]
