@@ -79,9 +79,16 @@ from .actions import (
     TakeUpcard,
 )
 from .cards import DECK, Card
-from .errors import IllegalActionError, InvalidActionError, InvalidCardError, NotYourTurnError, RulesError
+from .errors import (
+    IllegalActionError,
+    InvalidActionError,
+    InvalidCardError,
+    NotYourTurnError,
+    RulesError,
+    UnknownRulesError,
+)
 from .hand import Event, HandState, Phase, SeatView, deal, new_hand, shuffled_deck
-from .match import HandLog, MatchOutcome, MatchState, MatchView, SeatTotal, new_match
+from .match import HandLog, MatchOutcome, MatchState, MatchView, SeatTotal, new_match, rules_named
 from .melds import Arrangement, Meld, MeldKind, best_arrangement, deadwood
 from .presets import RULES, Rules, StarterRule
 from .settle import HandResult, Layoff, ResultKind
@@ -123,10 +130,12 @@ __all__ = [
     "Source",
     "StarterRule",
     "TakeUpcard",
+    "UnknownRulesError",
     "best_arrangement",
     "deadwood",
     "deal",
     "new_hand",
     "new_match",
+    "rules_named",
     "shuffled_deck",
 ]

@@ -49,3 +49,12 @@ class NotYourTurnError(RulesError):
     """A seat acted when it was the other seat's turn."""
 
     code = "not_your_turn"
+
+
+class UnknownRulesError(RulesError, KeyError):
+    """A rule set name that is not one of :data:`~server.rules.RULES` (``"house"``, ``"classic"``)."""
+
+    code = "bad_message"
+
+    def __str__(self) -> str:  # KeyError would quote the whole message
+        return str(self.args[0]) if self.args else ""

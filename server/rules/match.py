@@ -13,7 +13,7 @@ from typing import Any
 
 from .actions import Action
 from .cards import DECK, Card, from_mask
-from .errors import IllegalActionError
+from .errors import IllegalActionError, UnknownRulesError
 from .hand import HandState, SeatView, deal
 from .presets import RULES, Rules, StarterRule
 from .settle import HandResult
@@ -250,7 +250,7 @@ class MatchState:
         >>> again.view(0) == m.view(0), again.hand.stock_order() == m.hand.stock_order()
         (True, True)
         """
-        m = MatchState(RULES[record["rules"]], record["seed"], record["first_starter"])
+        m = MatchState(rules_named(record["rules"]), record["seed"], record["first_starter"])
         for seat, wire in record["actions"]:
             m.apply(Action.from_wire(wire), seat)
         if record.get("resigned") is not None:
@@ -266,7 +266,23 @@ def new_match(rules: Rules | str, seed: int | str, first_starter: int | None = N
     >>> m.hand_number, m.to_act, m.scores, m.view(None).to_wire()["hand"]["stock_count"]
     (1, 1, [0, 0], 31)
     """
-    return MatchState(RULES[rules] if isinstance(rules, str) else rules, seed, first_starter)
+    return MatchState(rules_named(rules) if isinstance(rules, str) else rules, seed, first_starter)
+
+
+def rules_named(name: str) -> Rules:
+    """The rule set called ``name``; :class:`UnknownRulesError` (a ``KeyError``) if none is.
+
+    >>> rules_named("classic").name
+    'classic'
+    >>> rules_named("casino")
+    Traceback (most recent call last):
+    ...
+    server.rules.errors.UnknownRulesError: unknown rules 'casino' (known: classic, house)
+    """
+    try:
+        return RULES[name]
+    except (KeyError, TypeError):
+        raise UnknownRulesError(f"unknown rules {name!r} (known: {', '.join(sorted(RULES))})") from None
 
 
 __all__ = ["DECK", "HandLog", "MatchOutcome", "MatchState", "MatchView", "SeatTotal", "new_match"]

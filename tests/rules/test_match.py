@@ -259,3 +259,15 @@ def test_each_hand_of_the_record_replays_from_its_logged_deal():
             h.apply(Action.from_wire(step["action"]), step["seat"])
         assert h.result == result
     assert isinstance(m.log[0], HandLog)
+
+
+def test_an_unknown_rule_set_is_a_clear_rules_error_not_a_bare_key_error():
+    from server.rules import RulesError, UnknownRulesError
+
+    record = new_match("house", seed=3).record()
+    record["rules"] = "casino"
+    with pytest.raises(UnknownRulesError, match="unknown rules 'casino'") as caught:
+        MatchState.replay(record)
+    assert isinstance(caught.value, RulesError) and isinstance(caught.value, KeyError)
+    with pytest.raises(UnknownRulesError):
+        new_match("casino", seed=3)
