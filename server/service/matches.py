@@ -867,12 +867,21 @@ class MatchService:
         task.add_done_callback(self._bot_tasks.discard)
 
     async def _bot_loop(self, live: LiveMatch) -> None:
-        """The computer's moves, one pause before each, until it is the human's turn."""
+        """The computer's moves, one pause before each, until it is the human's turn. Another
+        process writing the match meanwhile (its copy here is then rebuilt) is no failure: the
+        loop looks again at whose turn it is, a few times in a row at most."""
+        moved = 0
         try:
             while True:
                 await asyncio.sleep(self.bot_delay)
-                if not await self._exclusive(live, self._bot_move):
-                    return
+                try:
+                    if not await self._exclusive(live, self._bot_move):
+                        return
+                    moved = 0
+                except Moved:
+                    moved += 1
+                    if moved >= BOT_RETRIES:
+                        raise
         except asyncio.CancelledError:
             raise
         except Unavailable:
@@ -916,6 +925,11 @@ class MatchService:
             action = view.legal_actions[0]
         await self._apply(live, COMPUTER_SEAT, action, None, None)
         return True
+
+
+BOT_RETRIES = 5
+"""Version races lost in a row before the computer's turn is given up (and logged): the next
+human action or hello schedules it again."""
 
 
 class Moved(StaleVersion):

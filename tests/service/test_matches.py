@@ -500,3 +500,25 @@ async def test_a_report_from_a_process_that_died_expires_and_the_clients_are_tol
     # Meanwhile this process kept reporting its own socket.
     assert (live.match_id, (True, False)) in link_a.sent
     await here.close()
+
+
+async def test_the_computer_still_moves_after_losing_several_version_races_in_a_row(engine):
+    class RacedStore(SqlStore):
+        """Refuses the computer's first commits as if another process had written first."""
+
+        refusals = 3
+
+        async def commit(self, change):
+            if change.action is not None and change.action.seat == 1 and self.refusals:
+                self.refusals -= 1
+                return False
+            return await super().commit(change)
+
+    store = RacedStore(engine)
+    service = MatchService(store, bot_delay=0)
+    ada, _ = await service.create_player("Ada")
+    created = await service.create_match(ada)
+    live = await service._get(created.meta.match_id)
+    await play_until_the_computer_moved(service, live, store)
+    assert store.refusals == 0
+    await service.close()
