@@ -5,29 +5,34 @@ How it decides:
 - It tracks every card it has seen (:mod:`.knowledge`): a card the opponent took is known (and
   surely melds in its hand); a card it discarded or declined would not have made a meld with
   it; it has improved its hand every turn; and it would have knocked if it could.
-- Before a decision it samples ``worlds`` complete hidden states consistent with all that (the
+- Before a discard it samples ``worlds`` complete hidden states consistent with all that (the
   opponent's unknown cards, then the stock order; :meth:`.knowledge.Knowledge.sample`).
 - Discards are first scored by a quick evaluation: the expected deadwood after the next draw
   (so a card that keeps two ways to make a meld is worth more than a lone one), plus ``feed``
   points times the chance the opponent can meld the card. The best ``candidates`` (none more
   than ``margin`` worse than the best) are then compared by playing the rest of the hand out
-  greedily for both seats in every sample (:func:`.sim.playout`), the same samples for every
-  candidate so that they meet the same luck. A candidate's value is its average points, less
-  ``blend``/100 times its quick-score gap to the best (playouts are noisy at this budget; the
-  quick score carries the opponent model).
+  greedily for both seats (:func:`.sim.playout`), on the same samples for every candidate so
+  that they meet the same luck: every candidate plays half the samples, and only the best
+  ``keep`` play the other half (0: all play all). A candidate's value is its average points,
+  less ``blend``/100 times its quick-score gap to the best (playouts are noisy at this budget;
+  the quick score carries the opponent model).
 - Knocking is a candidate too: its value is the exact settlement against each sampled opponent
-  hand (layoffs and undercuts included). So it knocks while the opponent is far away, waits for
-  gin when a knock would likely be undercut, and plays on when the simulations say it pays.
+  hand (layoffs and undercuts included), plus ``knock_bias`` points. So it knocks while the
+  opponent is far away, waits for gin when a knock would likely be undercut, and plays on when
+  the simulations say it pays. The bias is negative: a playout plays this seat's future as
+  simply as the opponent's (it knocks at its first chance), so it undervalues playing on.
 - A discard that cannot lower its deadwood is never taken; one that completes a new meld always
-  is; any other is decided by playouts (on half the samples) of taking it versus drawing.
+  is; any other is taken when it melds with the hand or lets it knock at once. (``sim_draw=1``
+  decides those by playouts of taking versus drawing on half the samples instead: measured no
+  better.)
 - In ``classic`` a won hand is worth the box bonus more than its points.
 
 It sees only its seat's view; everything hidden is a guess drawn from its own generator, seeded
 from the bot's seed and the view. The budget is fixed (never time-based), so the same seed and
-view give the same action. ``worlds``, ``candidates`` and ``lookahead`` (0: no expected-draw term
-in the quick score) trade strength for speed: tests use small values. ``sim_draw``,
-``sim_discard`` and ``sim_knock`` (0: decide that by the quick rule alone) exist to measure what
-each simulation is worth (``python -m server.bench tournament --hard-option``).
+view give the same action. ``worlds``, ``candidates``, ``keep`` and ``lookahead`` (0: no
+expected-draw term in the quick score) trade strength for speed: tests use small values.
+``sim_draw``, ``sim_discard`` and ``sim_knock`` (0: decide that by the quick rule alone) exist to
+measure what each simulation is worth (``python -m server.bench tournament --hard-option``).
 """
 
 from __future__ import annotations
@@ -50,16 +55,15 @@ class HardBot(Bot):
         *,
         worlds: int = 40,
         candidates: int = 4,
-        sim_draw: int = 1,
+        sim_draw: int = 0,
         sim_discard: int = 1,
         sim_knock: int = 1,
         feed: int = 10,
         blend: int = 100,
         lookahead: int = 1,
         margin: int = 8,
-        budget: int = 160,
-        knock_bias: int = 0,
-        keep: int = 0,
+        knock_bias: int = -6,
+        keep: int = 2,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:
@@ -73,7 +77,6 @@ class HardBot(Bot):
         self.blend = blend / 100
         self.lookahead = lookahead
         self.margin = margin
-        self.budget = budget
         self.knock_bias = knock_bias
         self.keep = keep
 
@@ -185,9 +188,7 @@ class HardBot(Bot):
             return Knock(DECK[kc])
         if len(candidates) == 1 and least > limit:
             return Discard(DECK[candidates[0]])
-        # The work is capped (the slowest decisions set the response time): with many
-        # candidates each is played out on fewer of the same samples.
-        worlds = self._sample(view, k, max(1, min(self.worlds, self.budget // len(candidates))))
+        worlds = self._sample(view, k, self.worlds)
         me = view.seat
         assert me is not None
 
@@ -207,7 +208,8 @@ class HardBot(Bot):
         values: dict[tuple[str, int], float] = {}
         n = len(worlds)
         if self.keep and len(candidates) > self.keep and n > 1:
-            # Every candidate plays half the samples; only the best few play the other half.
+            # Every candidate plays half the samples; only the best few play the other half (this
+            # caps the slowest decisions, which set the response time, at little cost).
             half = n // 2
             sums = {c: play(c, worlds[:half]) for c in candidates}
             first = {c: sums[c] / half - penalty[c] for c in candidates}
