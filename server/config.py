@@ -9,7 +9,9 @@ moves), ``GINRUMMY_ALLOWED_ORIGINS`` (comma-separated browser origins allowed on
 besides the server's own; ``*`` allows any), ``GINRUMMY_MIGRATE`` (``0`` to skip the migrations
 at startup, when a separate ``python -m server migrate`` job runs them), ``GINRUMMY_BROADCAST``
 (``local`` or ``postgres``: how changes reach other server processes; default ``postgres`` on a
-Postgres database, else ``local``).
+Postgres database, else ``local``), ``GINRUMMY_BOT_WORKERS`` (processes that think for the Hard
+computer; ``0`` thinks in a thread of the server process; default: one fewer than the cores, at
+most 4).
 """
 
 from __future__ import annotations
@@ -62,6 +64,9 @@ class Settings:
     static_dir: Path = ROOT / "clients" / "web"
     limits: Limits = field(default_factory=Limits)
     shutdown_timeout: float = 10.0
+    bot_workers: int = -1
+    """Worker processes for the Hard computer's thinking (0: a thread of this process; -1: one
+    fewer than the cores, at most 4)."""
 
     @staticmethod
     def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
@@ -87,6 +92,8 @@ class Settings:
             values["broadcast"] = env["GINRUMMY_BROADCAST"].strip().lower()
         if "GINRUMMY_MIGRATE" in env:
             values["migrate"] = _flag("GINRUMMY_MIGRATE", env["GINRUMMY_MIGRATE"])
+        if "GINRUMMY_BOT_WORKERS" in env:
+            values["bot_workers"] = int(env["GINRUMMY_BOT_WORKERS"])
         for key, value in overrides.items():
             if value is not None:
                 values[key] = normalize_database_url(value) if key == "database_url" else value
@@ -98,6 +105,8 @@ class Settings:
         if not self.broadcast:
             postgres = self.database_url.startswith(("postgresql", "postgres"))
             object.__setattr__(self, "broadcast", "postgres" if postgres else "local")
+        if self.bot_workers == -1:
+            object.__setattr__(self, "bot_workers", min(4, (os.cpu_count() or 1) - 1))
 
     def with_(self, **changes: Any) -> Settings:
         return replace(self, **changes)
@@ -107,6 +116,8 @@ class Settings:
             raise ValueError(f"port {self.port} is out of range")
         if self.bot_delay < 0:
             raise ValueError("the bot delay cannot be negative")
+        if self.bot_workers < 0:
+            raise ValueError("bot workers cannot be negative (0: think in a thread)")
         if self.broadcast not in ("local", "postgres"):
             raise ValueError(f"broadcast must be 'local' or 'postgres', not {self.broadcast!r}")
         if self.broadcast == "postgres" and not self.database_url.startswith(("postgresql", "postgres")):

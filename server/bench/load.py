@@ -499,7 +499,8 @@ def rss_bytes(pid: int) -> int | None:
 
 
 def cpu_seconds(pid: int | None = None) -> float | None:
-    """User + system CPU seconds used so far by process ``pid`` (this one if None)."""
+    """User + system CPU seconds used so far by process ``pid`` and its live child processes
+    (the computer's thinking workers), or by this process if None."""
     if pid is None:
         t = os.times()
         return t.user + t.system
@@ -507,7 +508,17 @@ def cpu_seconds(pid: int | None = None) -> float | None:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return own + sum(cpu_seconds(child) or 0.0 for child in _children(pid))
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(OSError):
+                out += [int(c) for c in (task / "children").read_text().split()]
+    return out
 
 
 def _cpu_figures(

@@ -62,13 +62,14 @@ from .ports import (
     Store,
     StoredAction,
 )
+from .thinking import ThinkingPool
 from .views import COMPUTER_SEAT
 
 log = logging.getLogger("server.service")
 
 OPPONENTS = ("computer", "human")
 SLOW_LEVELS = frozenset({"hard"})
-"""Computer levels whose move is computed in a worker thread (see ``_bot_move``)."""
+"""Computer levels whose move is computed away from the event loop (see ``_bot_move``)."""
 DIFFICULTIES = ("easy", "normal", "hard")
 STATUSES = ("waiting", "active", "finished")
 MAX_NAME = 40
@@ -159,6 +160,7 @@ class MatchService:
         bot_factory: Callable[[str, str], Any] = make_bot,
         max_live: int = 2000,
         presence_ttl: float = 30.0,
+        thinking: ThinkingPool | None = None,
     ) -> None:
         self.store = store
         self.bot_delay = bot_delay
@@ -177,6 +179,9 @@ class MatchService:
         self._presence: dict[str, dict[str, tuple[bool, bool, float]]] = {}
         """Other processes' sockets: match id -> peer -> (seat 0, seat 1, expiry)."""
         self._presence_task: asyncio.Task[None] | None = None
+        self.thinking = thinking
+        """Worker processes for the slow levels' moves (None: a thread of this process). Used
+        with the standard bots only: a custom ``bot_factory`` thinks here."""
         self.broadcaster.listen(self._on_change)
         self.broadcaster.listen_presence(self._on_presence)
         self.metrics.live_matches.set_function(
@@ -847,8 +852,7 @@ class MatchService:
     def _make_bot(self, meta: MatchMeta) -> Any:
         if meta.opponent != "computer":
             return None
-        # Bots are deterministic in their seed; derive it from the match's (secret) seed.
-        return self.bot_factory(meta.difficulty or "normal", f"{meta.seed}:bot")
+        return self.bot_factory(meta.difficulty or "normal", _bot_seed(meta))
 
     def _bot_to_move(self, live: LiveMatch) -> bool:
         return (
@@ -899,9 +903,16 @@ class MatchService:
         view = live.state.hand.view(COMPUTER_SEAT)
         started = time.perf_counter()
         try:
-            if live.meta.difficulty in SLOW_LEVELS:
-                # Hard simulates for tens of milliseconds: in a thread, so the event loop keeps
-                # serving other matches between its time slices.
+            if (
+                live.meta.difficulty in SLOW_LEVELS
+                and self.thinking is not None
+                and self.bot_factory is make_bot
+            ):
+                # Hard simulates for tens of milliseconds: in a worker process, so the event
+                # loop (and its GIL) keeps serving every other match meanwhile.
+                action = await self.thinking.choose(live.meta.difficulty, _bot_seed(live.meta), view)
+            elif live.meta.difficulty in SLOW_LEVELS:
+                # No workers: a thread, so the event loop at least runs between its time slices.
                 action = await asyncio.to_thread(live.bot.choose, view)
             else:
                 # Easy and Normal choose in well under a millisecond: a thread hop would cost
@@ -946,6 +957,12 @@ def _seats(
         if expires > now:
             s0, s1 = s0 or r0, s1 or r1
     return s0, s1
+
+
+def _bot_seed(meta: MatchMeta) -> str:
+    """The computer's seed: bots are deterministic in it, so derive it from the match's (secret)
+    seed; the same in every process and after every restart."""
+    return f"{meta.seed}:bot"
 
 
 def _acks(actions: list[StoredAction]) -> dict[tuple[int, str], int]:

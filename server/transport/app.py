@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from server.config import Settings
 from server.service import Broadcaster, MatchService, Metrics
 from server.service.errors import ServiceError, TooLarge
+from server.service.thinking import ThinkingPool
 from server.storage import create_engine, upgrade
 from server.storage.group_commit import GroupCommitStore
 
@@ -131,11 +132,14 @@ def service_ctx(
         store = GroupCommitStore(
             app[ENGINE], notify_channel=notify, on_batch=app[METRICS].commit_batch_size.observe
         )
+        workers = app[SETTINGS].bot_workers
+        thinking = ThinkingPool(workers) if workers > 0 else None
         service = MatchService(
             store,
             bot_delay=app[SETTINGS].bot_delay,
             broadcaster=chosen,
             metrics=app[METRICS],
+            thinking=thinking,
             **kwargs,
         )
         on_gap = getattr(chosen, "on_gap", None)
@@ -147,6 +151,8 @@ def service_ctx(
         yield
         await service.close()
         await store.close()
+        if thinking is not None:
+            thinking.close()
 
     return ctx
 

@@ -32,6 +32,14 @@ def test_migrations_at_startup_can_be_left_to_a_separate_job():
     assert Settings.from_env({"GINRUMMY_MIGRATE": "1"}).migrate is True
 
 
+def test_the_hard_computer_thinks_in_one_worker_per_spare_core_unless_told():
+    import os
+
+    assert Settings.from_env({}).bot_workers == min(4, (os.cpu_count() or 1) - 1)
+    assert Settings.from_env({"GINRUMMY_BOT_WORKERS": "0"}).bot_workers == 0
+    assert Settings.from_env({"GINRUMMY_BOT_WORKERS": "3"}).bot_workers == 3
+
+
 async def test_a_server_that_does_not_migrate_uses_the_schema_a_migrate_job_made(make_client, tmp_path):
     import asyncio
 
@@ -53,6 +61,8 @@ async def test_a_server_that_does_not_migrate_uses_the_schema_a_migrate_job_made
         {"GINRUMMY_PORT": "70000"},
         {"GINRUMMY_BOT_DELAY": "-1"},
         {"GINRUMMY_LOG_LEVEL": "loud"},
+        {"GINRUMMY_BOT_WORKERS": "-2"},
+        {"GINRUMMY_BOT_WORKERS": "some"},
     ],
 )
 def test_bad_settings_are_refused(env):

@@ -1,0 +1,66 @@
+"""The computer's slow thinking, in worker processes.
+
+Hard simulates for tens of milliseconds per move. Run on the server's event loop it would stall
+every other match; in a thread it still holds the process's GIL for most of that time, so acks
+and other matches' moves wait behind it (measured: act-to-ack p99 over 600 ms with 300 Hard
+matches). :class:`ThinkingPool` sends each such decision to a pool of worker processes instead:
+the event loop only pickles the seat's view out (about 0.1 ms) and the action back.
+
+A worker sees exactly what the bot in the server would: ``make_bot(level, seed)`` and one
+:class:`~server.rules.SeatView`. Bots are deterministic in (seed, view), so a worker's answer
+is the one the server's own bot would give, whichever worker gives it. Workers are started with
+``spawn`` (a clean interpreter, not a fork of a process running an event loop and threads),
+lazily, on the first decision. A worker that dies breaks the pool: the decision fails (the
+service plays on as for any bot failure) and the next one starts a new pool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from server.bots import make_bot
+from server.rules import Action, SeatView
+
+_bots: dict[tuple[str, str], Any] = {}
+
+
+def _choose(level: str, seed: str, view: SeatView) -> dict[str, Any]:
+    """In a worker: the bot's action for ``view``, as its wire form."""
+    bot = _bots.get((level, seed))
+    if bot is None:
+        if len(_bots) > 10_000:
+            _bots.clear()
+        bot = _bots[(level, seed)] = make_bot(level, seed)
+    return bot.choose(view).to_wire()
+
+
+class ThinkingPool:
+    """``workers`` processes that choose the computer's moves (see the module docstring)."""
+
+    def __init__(self, workers: int) -> None:
+        if workers < 1:
+            raise ValueError("a thinking pool needs at least one worker")
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+
+    async def choose(self, level: str, seed: str, view: SeatView) -> Action:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+        pool = self._pool
+        try:
+            wire = await asyncio.get_running_loop().run_in_executor(pool, _choose, level, seed, view)
+        except BrokenProcessPool:
+            if self._pool is pool:
+                self._pool = None
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        return Action.from_wire(wire)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None

@@ -1,0 +1,94 @@
+"""The Hard computer thinks in worker processes: the same moves as the server's own bot would
+make (bots are deterministic in seed and view), the event loop free meanwhile, and a dead worker
+costs one decision, not the match."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+
+import pytest
+
+from server.bots import make_bot
+from server.rules import new_match
+from server.service import MatchService
+from server.service.thinking import ThinkingPool
+from server.storage import SqlStore, create_engine, upgrade
+
+
+def views_of_play(seed: int, count: int):
+    """``count`` views of the seat to act, from a match played by Normal bots."""
+    m = new_match("house", seed=seed)
+    bots = [make_bot("normal", f"{seed}:{s}") for s in (0, 1)]
+    out = []
+    while len(out) < count and not m.is_over:
+        seat = m.hand.to_act
+        view = m.hand.view(seat)
+        out.append(view)
+        m.apply(bots[seat].choose(view), seat)
+    return out
+
+
+async def test_a_worker_chooses_exactly_what_the_bot_in_this_process_would():
+    pool = ThinkingPool(1)
+    try:
+        views = views_of_play(11, 12)
+        chosen = await asyncio.gather(*(pool.choose("hard", "m:bot", v) for v in views))
+        here = make_bot("hard", "m:bot")
+        assert chosen == [here.choose(v) for v in views]
+    finally:
+        pool.close()
+
+
+async def test_a_dead_worker_fails_one_decision_and_the_next_one_gets_a_new_pool():
+    pool = ThinkingPool(1)
+    try:
+        (view,) = views_of_play(3, 1)
+        await pool.choose("hard", "s", view)
+        for pid in list(pool._pool._processes):  # the pool's own workers, started above
+            os.kill(pid, signal.SIGKILL)
+        with pytest.raises(Exception):  # noqa: B017 (BrokenProcessPool, whatever the moment)
+            await pool.choose("hard", "s", view)
+        assert await pool.choose("hard", "s", view) == make_bot("hard", "s").choose(view)
+    finally:
+        pool.close()
+
+
+def computer_moves(live) -> list:
+    return [a for log in live.state.log for s, a in log.actions if s == 1]
+
+
+async def test_a_hard_match_is_played_by_the_workers(tmp_path):
+    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'thinking.db'}")
+    await upgrade(engine)
+    pool = ThinkingPool(1)
+    calls = 0
+    choose = pool.choose
+
+    async def counted(*args):
+        nonlocal calls
+        calls += 1
+        return await choose(*args)
+
+    pool.choose = counted  # type: ignore[method-assign]
+    service = MatchService(SqlStore(engine), bot_delay=0, thinking=pool)
+    try:
+        ada, _ = await service.create_player("Ada")
+        created = await service.create_match(ada, difficulty="hard")
+        live = await service._get(created.meta.match_id)
+        for _ in range(200):
+            async with live.lock:
+                version, legal = live.meta.version, live.state.legal_actions(0)
+            if len(computer_moves(live)) >= 3:
+                break
+            if legal:
+                await service.act(live, 0, None, version, legal[0].to_wire())
+            else:
+                await asyncio.sleep(0.02)
+        computer = computer_moves(live)
+        assert len(computer) >= 3 and calls >= len(computer)
+    finally:
+        await service.close()
+        pool.close()
+        await engine.dispose()
