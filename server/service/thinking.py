@@ -11,13 +11,17 @@ A worker sees exactly what the bot in the server would: ``make_bot(level, seed)`
 is the one the server's own bot would give, whichever worker gives it. Workers are started with
 ``spawn`` (a clean interpreter, not a fork of a process running an event loop and threads),
 lazily, on the first decision. A worker that dies breaks the pool: the decision fails (the
-service plays on as for any bot failure) and the next one starts a new pool.
+service plays on as for any bot failure) and the next one starts a new pool. A worker whose
+server died (even by ``kill -9``) notices within a second and exits.
 """
 
 from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -26,6 +30,18 @@ from server.bots import make_bot
 from server.rules import Action, SeatView
 
 _bots: dict[tuple[str, str], Any] = {}
+
+
+def _watch_server(server_pid: int) -> None:
+    """In a worker, at start: exit as soon as the server process is gone. (A killed server
+    cannot tell its workers, and they would wait for work forever.)"""
+
+    def watch() -> None:
+        while os.getppid() == server_pid:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="watch-server", daemon=True).start()
 
 
 def _choose(level: str, seed: str, view: SeatView) -> dict[str, Any]:
@@ -49,7 +65,12 @@ class ThinkingPool:
 
     async def choose(self, level: str, seed: str, view: SeatView) -> Action:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = ProcessPoolExecutor(
+                self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_watch_server,
+                initargs=(os.getpid(),),
+            )
         pool = self._pool
         try:
             wire = await asyncio.get_running_loop().run_in_executor(pool, _choose, level, seed, view)

@@ -92,3 +92,46 @@ async def test_a_hard_match_is_played_by_the_workers(tmp_path):
         await service.close()
         pool.close()
         await engine.dispose()
+
+
+PARENT = """
+import asyncio, sys
+from server.rules import new_match
+from server.service.thinking import ThinkingPool
+
+async def main():
+    pool = ThinkingPool(1)
+    m = new_match("house", seed=1)
+    await pool.choose("hard", "s", m.hand.view(m.hand.to_act))
+    print(*pool._pool._processes, flush=True)
+    await asyncio.sleep(60)
+
+asyncio.run(main())
+"""
+
+
+def test_workers_exit_when_their_server_is_killed():
+    import subprocess
+    import sys
+    import time
+
+    parent = subprocess.Popen([sys.executable, "-c", PARENT], stdout=subprocess.PIPE, text=True)
+    try:
+        workers = [int(p) for p in parent.stdout.readline().split()]
+        assert workers and all(os.path.exists(f"/proc/{w}") for w in workers)
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(10)
+        deadline = time.monotonic() + 10
+        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(w) for w in workers)
+    finally:
+        parent.kill()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
