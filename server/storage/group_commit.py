@@ -123,10 +123,12 @@ class GroupCommitStore(SqlStore):
                 try:
                     results = await self._commit_batch(changes)
                 except IntegrityError:
+                    # One change broke a constraint: each alone, so the others land (and, on
+                    # Postgres, are announced: a change alone is a batch too).
                     results = []
                     for c in changes:
                         try:
-                            results.append(await super().commit(c))
+                            results.append((await self._commit_batch([c]))[0])
                         except Exception as e:
                             results.append(e)
                 except Exception as e:

@@ -5,7 +5,7 @@ tells its own sockets at once; the others learn of it from a notification on one
 payload is ``"<match_id> <version>"``, reload that match if they hold it, and tell their
 sockets. Postgres is already the shared store, so this needs no second service (Redis pub/sub
 would add one for the same at-most-once delivery), and ``NOTIFY`` is transactional: issued
-inside the transaction that commits a change (:data:`NOTIFY_SQL`), it is delivered if and
+inside the transaction that commits a change (see :mod:`.group_commit`), it is delivered if and
 only if that change commits, so no process can hear of a version that does not exist, and a
 crash between commit and publish cannot swallow the news.
 
@@ -82,19 +82,6 @@ def decode_payload(payload: str) -> tuple[str, int] | None:
     if not sep or not match_id or " " in version or not version.isdigit() or len(match_id) > 64:
         return None
     return match_id, int(version)
-
-
-NOTIFY_SQL = "SELECT pg_notify(:channel, :payload)"
-"""Run inside the committing transaction with :func:`notify_params` (SQLAlchemy ``text``)."""
-
-
-def notify_params(match_id: str, version: int, channel: str = CHANNEL) -> dict[str, str]:
-    """Bind values for :data:`NOTIFY_SQL`.
-
-    >>> notify_params("m_abc", 7)
-    {'channel': 'ginrummy_matches', 'payload': 'm_abc 7'}
-    """
-    return {"channel": channel, "payload": encode_payload(match_id, version)}
 
 
 def encode_presence(match_id: str, seats: tuple[bool, bool]) -> str:

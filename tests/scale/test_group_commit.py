@@ -161,3 +161,31 @@ async def test_on_postgres_a_writer_connection_killed_meanwhile_is_replaced(post
     finally:
         await store.close()
         await engine.dispose()
+
+
+@pytest.mark.postgres
+async def test_on_postgres_the_changes_of_a_batch_redone_one_by_one_are_announced_too(fresh_database):
+    engine = create_engine(fresh_database)
+    await upgrade(engine)
+    store = GroupCommitStore(engine, notify_channel="gin_gc_redo")
+    heard: list[tuple[str, int]] = []
+    listener = await PostgresBroadcaster.connect(fresh_database, channel="gin_gc_redo", transactional=True)
+    listener.listen(lambda m, v: heard.append((m, v)))
+    try:
+        a, b = await matches(store, 2)
+        assert await store.commit(step(a, 1, "same-id"))
+        a1 = (await store.load_match(a.match_id))[0]
+        # One batch: a's change breaks the (match, seat, client id) constraint, b's is good.
+        results = await asyncio.gather(
+            store.commit(step(a1, 2, "same-id")), store.commit(step(b, 1, "other")), return_exceptions=True
+        )
+        assert results[1] is True
+        for _ in range(50):
+            if (b.match_id, 1) in heard:
+                break
+            await asyncio.sleep(0.05)
+        assert sorted(heard) == sorted([(a.match_id, 1), (b.match_id, 1)])
+    finally:
+        await listener.close()
+        await store.close()
+        await engine.dispose()

@@ -9,7 +9,7 @@ import secrets
 import asyncpg
 import pytest
 
-from server.storage.notify import NOTIFY_SQL, PostgresBroadcaster, notify_params
+from server.storage.notify import PostgresBroadcaster
 
 pytestmark = pytest.mark.postgres
 
@@ -107,15 +107,15 @@ async def test_a_notification_is_delivered_only_when_its_transaction_commits(pos
     (b,) = await broadcasters(postgres_admin, channel, n=1)
     heard = Heard()
     b.listen(heard)
-    sql = NOTIFY_SQL.replace(":channel", "$1").replace(":payload", "$2")
+    sql = "SELECT pg_notify($1, $2)"
     conn = await asyncpg.connect(postgres_admin)
     try:
         tx = conn.transaction()
         await tx.start()
-        await conn.execute(sql, *notify_params("m_rolled_back", 1, channel).values())
+        await conn.execute(sql, channel, "m_rolled_back 1")
         await tx.rollback()
         async with conn.transaction():
-            await conn.execute(sql, *notify_params("m_committed", 2, channel).values())
+            await conn.execute(sql, channel, "m_committed 2")
             await asyncio.sleep(0.3)
             assert heard.events == [], "a notification was delivered before its commit"
         assert await heard.until(1) == [("m_committed", 2)]
