@@ -171,7 +171,13 @@ class GroupCommitStore(SqlStore):
         the actions and hands of those that held, and notifies them. A connection found broken
         (Postgres restarted, say) is replaced and the batch tried once more: safe, since a
         change that did land the first time fails its compare-and-set the second."""
-        args = self._sql.postgres_args(rows, changes, self.notify_channel or "")
+        # In match id order, the order in which the rows get locked whichever way the plan goes
+        # (by these rows or by the table): two replicas' batches never wait on each other in a
+        # cycle.
+        order = sorted(range(len(changes)), key=lambda i: changes[i].meta.match_id)
+        args = self._sql.postgres_args(
+            [rows[i] for i in order], [changes[i] for i in order], self.notify_channel or ""
+        )
         for attempt in (1, 2):
             conn = self._pg
             try:

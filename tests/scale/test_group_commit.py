@@ -189,3 +189,28 @@ async def test_on_postgres_the_changes_of_a_batch_redone_one_by_one_are_announce
         await listener.close()
         await store.close()
         await engine.dispose()
+
+
+@pytest.mark.postgres
+async def test_on_postgres_two_writers_racing_for_the_same_matches_never_deadlock(fresh_database):
+    """Two processes' batches holding the same matches in opposite orders: each match is won by
+    exactly one of them, and neither batch fails."""
+    engine_a, engine_b = create_engine(fresh_database), create_engine(fresh_database)
+    await upgrade(engine_a)
+    a, b = GroupCommitStore(engine_a), GroupCommitStore(engine_b)
+    try:
+        ms = await matches(a, 40)
+        for seq in range(1, 9):
+            first = [a.commit(step(m, seq)) for m in ms]
+            second = [b.commit(step(m, seq)) for m in reversed(ms)]
+            results = await asyncio.gather(*first, *second, return_exceptions=True)
+            assert not [r for r in results if isinstance(r, BaseException)], results
+            won_a, won_b = results[:40], results[40:][::-1]
+            assert all(x != y for x, y in zip(won_a, won_b))  # exactly one writer per match
+            ms = [(await a.load_match(m.match_id))[0] for m in ms]
+            assert all(m.version == seq for m in ms)
+    finally:
+        await a.close()
+        await b.close()
+        await engine_a.dispose()
+        await engine_b.dispose()
