@@ -5,6 +5,7 @@ committed changes are announced."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from datetime import UTC, datetime
 
 import pytest
@@ -98,31 +99,41 @@ async def test_a_change_that_breaks_a_constraint_fails_alone(store):
     assert (await store.load_match(b.match_id))[0].version == 1
 
 
-@pytest.mark.postgres
-async def test_on_postgres_exactly_the_committed_changes_are_announced(postgres_admin, fresh_database):
-    engine = create_engine(fresh_database)
+@contextlib.asynccontextmanager
+async def announcing(database_url: str, channel: str):
+    """A group-commit store that notifies on ``channel`` and what a listener on it heard:
+    yields ``(store, heard)``."""
+    engine = create_engine(database_url)
     await upgrade(engine)
-    store = GroupCommitStore(engine, notify_channel="gin_gc_announce")
+    store = GroupCommitStore(engine, notify_channel=channel)
     heard: list[tuple[str, int]] = []
-    listener = await PostgresBroadcaster.connect(
-        fresh_database, channel="gin_gc_announce", transactional=True
-    )
+    listener = await PostgresBroadcaster.connect(database_url, channel=channel, transactional=True)
     listener.listen(lambda m, v: heard.append((m, v)))
     try:
-        a, b = await matches(store, 2)
-        assert await store.commit(step(b, 1))
-        results = await asyncio.gather(store.commit(step(a, 1)), store.commit(step(b, 1)))
-        assert results == [True, False]
-        for _ in range(50):
-            if len(heard) >= 2:
-                break
-            await asyncio.sleep(0.05)
-        await asyncio.sleep(0.2)
-        assert sorted(heard) == sorted([(b.match_id, 1), (a.match_id, 1)])
+        yield store, heard
     finally:
         await listener.close()
         await store.close()
         await engine.dispose()
+
+
+async def until_heard(heard: list[tuple[str, int]], n: int) -> None:
+    for _ in range(50):
+        if len(heard) >= n:
+            break
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.2)  # and nothing more
+
+
+@pytest.mark.postgres
+async def test_on_postgres_exactly_the_committed_changes_are_announced(postgres_admin, fresh_database):
+    async with announcing(fresh_database, "gin_gc_announce") as (store, heard):
+        a, b = await matches(store, 2)
+        assert await store.commit(step(b, 1))
+        results = await asyncio.gather(store.commit(step(a, 1)), store.commit(step(b, 1)))
+        assert results == [True, False]
+        await until_heard(heard, 2)
+        assert sorted(heard) == sorted([(b.match_id, 1), (a.match_id, 1)])
 
 
 async def test_a_batch_writes_rows_that_read_back_exactly_as_written(store):
@@ -165,13 +176,7 @@ async def test_on_postgres_a_writer_connection_killed_meanwhile_is_replaced(post
 
 @pytest.mark.postgres
 async def test_on_postgres_the_changes_of_a_batch_redone_one_by_one_are_announced_too(fresh_database):
-    engine = create_engine(fresh_database)
-    await upgrade(engine)
-    store = GroupCommitStore(engine, notify_channel="gin_gc_redo")
-    heard: list[tuple[str, int]] = []
-    listener = await PostgresBroadcaster.connect(fresh_database, channel="gin_gc_redo", transactional=True)
-    listener.listen(lambda m, v: heard.append((m, v)))
-    try:
+    async with announcing(fresh_database, "gin_gc_redo") as (store, heard):
         a, b = await matches(store, 2)
         assert await store.commit(step(a, 1, "same-id"))
         a1 = (await store.load_match(a.match_id))[0]
@@ -180,15 +185,8 @@ async def test_on_postgres_the_changes_of_a_batch_redone_one_by_one_are_announce
             store.commit(step(a1, 2, "same-id")), store.commit(step(b, 1, "other")), return_exceptions=True
         )
         assert results[1] is True
-        for _ in range(50):
-            if (b.match_id, 1) in heard:
-                break
-            await asyncio.sleep(0.05)
+        await until_heard(heard, 2)
         assert sorted(heard) == sorted([(a.match_id, 1), (b.match_id, 1)])
-    finally:
-        await listener.close()
-        await store.close()
-        await engine.dispose()
 
 
 @pytest.mark.postgres
