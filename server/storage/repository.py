@@ -80,8 +80,15 @@ class SqlStore:
                 .scalars()
                 .all()
             )
-        return _meta(*row), [
-            StoredAction(a.seq, a.seat, a.action, a.client_id, a.version, a.created_at) for a in actions
+        meta = _meta(*row)
+        # The two reads may see different commits (each statement of a Postgres READ COMMITTED
+        # transaction takes its own snapshot): an action committed between them is newer than
+        # the row. Keep the actions up to the row's version, so the pair is one moment of the
+        # match; a version read torn apart once showed a seat a turn it did not have.
+        return meta, [
+            StoredAction(a.seq, a.seat, a.action, a.client_id, a.version, a.created_at)
+            for a in actions
+            if a.version <= meta.version
         ]
 
     async def commit(self, change: Change) -> bool:

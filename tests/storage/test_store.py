@@ -59,6 +59,34 @@ async def test_a_match_loads_with_its_actions_in_order(store):
     assert await store.load_meta("m_missing") is None
 
 
+async def test_a_match_loads_as_of_its_row_even_if_a_newer_action_is_read_with_it(store):
+    """The row and the actions are two reads: an action committed in between (newer than the
+    row that was read) must not be replayed under the row's older version."""
+    from server.storage.models import MatchAction
+
+    ada = await make_player(store)
+    meta = await make_match(store, ada)
+    new = _next(meta)
+    assert await store.commit(Change(0, new, _action(1, 1, "c1")))
+    # What a reader in between sees: the action of version 2 is there, the row still says 1.
+    a = _action(2, 2, "c2")
+    async with store.engine.begin() as conn:
+        await conn.execute(
+            MatchAction.__table__.insert(),
+            {
+                "match_id": meta.match_id,
+                "seq": 2,
+                "seat": 0,
+                "action": a.action,
+                "client_id": "c2",
+                "version": 2,
+                "created_at": a.created_at,
+            },
+        )
+    loaded, actions = await store.load_match(meta.match_id)
+    assert loaded.version == 1 and [x.version for x in actions] == [1]
+
+
 async def test_a_write_at_a_stale_version_changes_nothing(store):
     ada = await make_player(store)
     meta = await make_match(store, ada)
