@@ -903,21 +903,17 @@ class MatchService:
         view = live.state.hand.view(COMPUTER_SEAT)
         started = time.perf_counter()
         try:
-            if (
-                live.meta.difficulty in SLOW_LEVELS
-                and self.thinking is not None
-                and self.bot_factory is make_bot
-            ):
-                # Hard simulates for tens of milliseconds: in a worker process, so the event
-                # loop (and its GIL) keeps serving every other match meanwhile.
-                action = await self.thinking.choose(live.meta.difficulty, _bot_seed(live.meta), view)
-            elif live.meta.difficulty in SLOW_LEVELS:
-                # No workers: a thread, so the event loop at least runs between its time slices.
-                action = await asyncio.to_thread(live.bot.choose, view)
-            else:
+            if live.meta.difficulty not in SLOW_LEVELS:
                 # Easy and Normal choose in well under a millisecond: a thread hop would cost
                 # more than the thinking (and, under load, tens of ms of GIL hand-offs).
                 action = live.bot.choose(view)
+            elif self.thinking is not None and self.bot_factory is make_bot:
+                # Hard simulates for tens of milliseconds: in a worker process, so the event
+                # loop (and its GIL) keeps serving every other match meanwhile.
+                action = await self.thinking.choose(live.meta.difficulty, _bot_seed(live.meta), view)
+            else:
+                # No workers: a thread, so the event loop at least runs between its time slices.
+                action = await asyncio.to_thread(live.bot.choose, view)
         except Exception:
             log.exception("computer failed to choose; playing a fallback", extra={"match_id": live.match_id})
             action = None

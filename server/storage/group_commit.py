@@ -29,7 +29,7 @@ import logging
 import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, NamedTuple
 
 import asyncpg
 from sqlalchemy import JSON, Integer
@@ -161,11 +161,11 @@ class GroupCommitStore(SqlStore):
         if self.engine.dialect.name != "postgresql":
             # An in-memory SQLite (no file for a writer thread to open): one at a time.
             return [await super().commit(c) for c in changes]
-        return await self._postgres_batch(changes, rows)
+        return await self._postgres_batch(rows)
 
     # --- Postgres: the whole batch in one statement -------------------------------------------------
 
-    async def _postgres_batch(self, changes: list[Change], rows: list[tuple[Any, ...]]) -> list[bool]:
+    async def _postgres_batch(self, rows: list[_Rows]) -> list[bool]:
         """One round trip, on a connection of the writer's own: :attr:`_BatchSql.postgres` is a
         single statement (so a transaction of its own) that compare-and-sets every row, inserts
         the actions and hands of those that held, and notifies them. A connection found broken
@@ -174,10 +174,7 @@ class GroupCommitStore(SqlStore):
         # In match id order, the order in which the rows get locked whichever way the plan goes
         # (by these rows or by the table): two replicas' batches never wait on each other in a
         # cycle.
-        order = sorted(range(len(changes)), key=lambda i: changes[i].meta.match_id)
-        args = self._sql.postgres_args(
-            [rows[i] for i in order], [changes[i] for i in order], self.notify_channel or ""
-        )
+        args = self._sql.postgres_args(sorted(rows, key=lambda r: r.match_id), self.notify_channel or "")
         for attempt in (1, 2):
             conn = self._pg
             try:
@@ -186,7 +183,7 @@ class GroupCommitStore(SqlStore):
                     conn = self._pg = pooled.driver_connection
                     pooled.detach()  # the pool forgets it; closing it is ours
                 landed = {r[0] for r in await conn.fetch(self._sql.postgres, *args)}
-                return [c.meta.match_id in landed for c in changes]
+                return [r.match_id in landed for r in rows]
             except asyncpg.IntegrityConstraintViolationError as e:
                 raise IntegrityError(str(e), None, e) from e
             except (OSError, asyncpg.InterfaceError, asyncpg.PostgresConnectionError):
@@ -199,7 +196,7 @@ class GroupCommitStore(SqlStore):
 
     # --- SQLite: the whole batch in one call on the writer thread --------------------------------
 
-    def _sqlite_batch(self, rows: list[tuple[Any, ...]]) -> list[bool]:
+    def _sqlite_batch(self, rows: list[_Rows]) -> list[bool]:
         """Runs on the writer thread: compare-and-set every row, insert the actions and hands of
         those that held, all in one ``BEGIN IMMEDIATE`` transaction (which takes the file's
         write lock first, so no other process can move a row between the SELECT and the
@@ -213,14 +210,14 @@ class GroupCommitStore(SqlStore):
         sql = self._sql
         conn.execute("BEGIN IMMEDIATE")
         try:
-            ids = [r[0] for r in rows]
+            ids = [r.match_id for r in rows]
             stored = dict(conn.execute(sql.select_versions(len(ids)), ids).fetchall())
-            ok = [stored.get(r[0]) == r[1] for r in rows]
+            ok = [stored.get(r.match_id) == r.expected for r in rows]
             landed = [r for r, good in zip(rows, ok) if good]
             if landed:
-                conn.executemany(sql.update, [r[2] for r in landed])
-                conn.executemany(sql.insert_action, [r[3] for r in landed if r[3] is not None])
-                conn.executemany(sql.insert_hand, [h for r in landed for h in r[4]])
+                conn.executemany(sql.update, [(*r.columns, r.match_id, r.expected) for r in landed])
+                conn.executemany(sql.insert_action, [r.action for r in landed if r.action is not None])
+                conn.executemany(sql.insert_hand, [h for r in landed for h in r.hands])
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
@@ -232,6 +229,20 @@ class GroupCommitStore(SqlStore):
         if self._sqlite is not None:
             self._sqlite.close()
             self._sqlite = None
+
+
+class _Rows(NamedTuple):
+    """One change as driver values."""
+
+    match_id: str
+    expected: int
+    """The version its compare-and-set expects."""
+    columns: tuple[Any, ...]
+    """The match row's changing columns, in ``_ROW_COLUMNS`` order."""
+    action: tuple[Any, ...] | None
+    hands: list[tuple[Any, ...]]
+    notice: str
+    """Its notification payload (Postgres)."""
 
 
 class _BatchSql:
@@ -276,13 +287,12 @@ class _BatchSql:
     def _row(binders: tuple[Callable[[Any], Any] | None, ...], values: tuple[Any, ...]) -> tuple[Any, ...]:
         return tuple(v if b is None or v is None else b(v) for b, v in zip(binders, values))
 
-    def rows(self, change: Change) -> tuple[Any, ...]:
-        """``(match id, expected version, match row + id + expected, action row or None, hand
-        rows)`` of one change."""
+    def rows(self, change: Change) -> _Rows:
+        """One change's rows, as driver values."""
         meta = change.meta
         # The repository's own mapping of a row's changing columns: both paths write alike.
         values = _row_values(meta)
-        row = (*self._row(self._row_bind, tuple(values[col] for col in _ROW_COLUMNS)), meta.match_id)
+        columns = self._row(self._row_bind, tuple(values[col] for col in _ROW_COLUMNS))
         a = change.action
         action = None
         if a is not None:
@@ -307,7 +317,8 @@ class _BatchSql:
             )
             for h in change.hands
         ]
-        return meta.match_id, change.expected_version, (*row, change.expected_version), action, hands
+        notice = encode_payload(meta.match_id, meta.version)
+        return _Rows(meta.match_id, change.expected_version, columns, action, hands, notice)
 
     @staticmethod
     def select_versions(n: int) -> str:
@@ -362,11 +373,11 @@ class _BatchSql:
             f"SELECT id, (SELECT count(*) FROM notes) FROM upd"
         )
 
-    def postgres_args(self, rows: list[tuple[Any, ...]], changes: list[Change], channel: str) -> list[Any]:
+    def postgres_args(self, rows: list[_Rows], channel: str) -> list[Any]:
         """The arrays of :attr:`postgres`, in order."""
-        match_rows = [(r[2][-2], *r[2][:-2], r[2][-1]) for r in rows]  # id, columns, expected
-        actions = [r[3] for r in rows if r[3] is not None]
-        hands = [h for r in rows for h in r[4]]
+        match_rows = [(r.match_id, *r.columns, r.expected) for r in rows]
+        actions = [r.action for r in rows if r.action is not None]
+        hands = [h for r in rows for h in r.hands]
         args: list[Any] = []
         for table_rows, width in (
             (match_rows, len(_ROW_COLUMNS) + 2),
@@ -374,8 +385,7 @@ class _BatchSql:
             (hands, len(self.HAND_COLUMNS)),
         ):
             args += [list(col) for col in zip(*table_rows)] if table_rows else [[] for _ in range(width)]
-        payloads = [encode_payload(c.meta.match_id, c.meta.version) for c in changes]
-        return [*args, channel, [c.meta.match_id for c in changes], payloads]
+        return [*args, channel, [r.match_id for r in rows], [r.notice for r in rows]]
 
 
 __all__ = ["CHANNEL", "GroupCommitStore"]
