@@ -352,6 +352,8 @@ async def test_acting_in_a_waiting_or_finished_match_is_illegal(make_client):
     r = await client.post(f"/api/matches/{m['match_id']}/resign", headers=auth(ada))
     assert r.status == 200
     over = await s2.recv_until("state")
+    while over["view"]["status"] == "active":  # the computer may have moved first, before the resignation
+        over = await s2.recv_until("state")
     assert over["view"]["status"] == "finished" and over["view"]["outcome"]["reason"] == "resign"
     assert over["view"]["status_line"] == "You resigned: Computer (Normal) wins the match"
     assert over["view"]["hand"]["legal_actions"] == []
