@@ -191,7 +191,6 @@ async def human_match(
 # version and its actions one commit later (two reads, two snapshots), so it showed a seat a turn
 # it did not have. Fixed in SqlStore.load_match (tests/storage); the re-runs stay for one more
 # round of full runs, then should go. The clients print their last 30 messages on a failure.
-@pytest.mark.flaky(reruns=2)
 async def test_two_players_on_different_replicas_finish_a_match_when_one_replica_is_killed(
     fresh_database, tmp_path
 ):
