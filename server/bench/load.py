@@ -1017,6 +1017,7 @@ async def _play_phases(
             "commit_mean_ms": 1000 * commit_sum / commits if commits else None,
             "bot_moves": bot_count,
             "bot_think_mean_ms": 1000 * bot_sum / bot_count if bot_count else None,
+            "bot_lighter": sum(m.get("ginrummy_bot_lighter_total", 0) for m in metrics_end),
         }
 
         settled = await gather_limited([p.settle() for p in players], 50)
@@ -1121,6 +1122,7 @@ def format_report(report: dict[str, Any]) -> str:
         lines.append(
             f"server: {s['commits']:.0f} commits, mean {s['commit_mean_ms']:.2f} ms; "
             f"{s['bot_moves']:.0f} computer moves, mean think {s['bot_think_mean_ms'] or 0:.2f} ms"
+            + (f", {s['bot_lighter']:.0f} made lighter (workers behind)" if s.get("bot_lighter") else "")
         )
     echo = report.get("echo")
     if echo:

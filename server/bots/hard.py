@@ -48,12 +48,14 @@ from .sim import DRAW, UPCARD, Memo, greedy_discard, greedy_take, playout, settl
 
 class HardBot(Bot):
     level = "hard"
+    WORLDS = 40
+    """Worlds sampled for a discard decision (half of them for a draw) at full strength."""
 
     def __init__(
         self,
         seed: int | str = 0,
         *,
-        worlds: int = 40,
+        worlds: int = WORLDS,
         candidates: int = 4,
         sim_draw: int = 0,
         sim_discard: int = 1,

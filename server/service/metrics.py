@@ -52,6 +52,16 @@ class Metrics:
         self.bot_seconds = Histogram(
             "ginrummy_bot_think_seconds", "Computer move computation time", registry=r
         )
+        self.thinking_queue = Gauge(
+            "ginrummy_thinking_queue",
+            "Computer decisions sent to the thinking workers and not answered yet",
+            registry=r,
+        )
+        self.bot_lighter = Counter(
+            "ginrummy_bot_lighter",
+            "Hard decisions made with fewer simulations because the thinking workers were behind",
+            registry=r,
+        )
         self.live_matches = Gauge(
             "ginrummy_live_matches", "Matches in play (waiting or active) held in memory", registry=r
         )

@@ -13,6 +13,13 @@ is the one the server's own bot would give, whichever worker gives it. Workers a
 lazily, on the first decision. A worker that dies breaks the pool: the decision fails (the
 service plays on as for any bot failure) and the next one starts a new pool. A worker whose
 server died (even by ``kill -9``) notices within a second and exits.
+
+**Overload.** Workers are a fixed number of cores; more Hard matches than they keep up with
+would make every player wait longer and longer for the computer. Instead, a decision that finds
+more than ``queue_limit`` decisions per worker ahead of it is made lighter: Hard samples fewer
+worlds, in proportion, down to ``MIN_WORLDS`` (about a fifth of the work). The computer then
+plays somewhat weaker while the server is overloaded rather than slower. A lighter decision is
+still deterministic: the same level, seed, view and budget give the same action.
 """
 
 from __future__ import annotations
@@ -22,11 +29,12 @@ import multiprocessing
 import os
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from server.bots import make_bot
+from server.bots import HardBot, make_bot
 from server.rules import Action, SeatView
 
 
@@ -42,20 +50,52 @@ def _watch_server(server_pid: int) -> None:
     threading.Thread(target=watch, name="watch-server", daemon=True).start()
 
 
-def _choose(level: str, seed: str, view: SeatView) -> dict[str, Any]:
+def _choose(level: str, seed: str, view: SeatView, options: dict[str, int]) -> dict[str, Any]:
     """In a worker: the bot's action for ``view``, as its wire form. (A bot is made afresh:
     about 10 µs against milliseconds of thinking, and it keeps nothing between decisions.)"""
-    return make_bot(level, seed).choose(view).to_wire()
+    return make_bot(level, seed, **options).choose(view).to_wire()
+
+
+FULL_WORLDS = HardBot.WORLDS
+MIN_WORLDS = 8
+QUEUE_LIMIT = 4
+"""Decisions per worker that may wait before the next one is made lighter: at 15-25 ms of
+CPU for a Hard discard, a wait of about 100 ms at most before lightening starts."""
 
 
 class ThinkingPool:
-    """``workers`` processes that choose the computer's moves (see the module docstring)."""
+    """``workers`` processes that choose the computer's moves (see the module docstring).
+    ``on_lighter`` is called for every decision made lighter (the service counts them)."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(
+        self,
+        workers: int,
+        *,
+        queue_limit: int = QUEUE_LIMIT,
+        on_lighter: Callable[[], None] | None = None,
+    ) -> None:
         if workers < 1:
             raise ValueError("a thinking pool needs at least one worker")
         self.workers = workers
+        self.queue_limit = queue_limit
+        self.on_lighter = on_lighter
+        self.pending = 0
+        """Decisions sent to the workers and not answered yet (running or queued)."""
         self._pool: ProcessPoolExecutor | None = None
+
+    def worlds(self, ahead: int) -> int:
+        """Hard's worlds for a decision with ``ahead`` decisions pending before it: all of them
+        while the queue is within its limit, then fewer in proportion (so the queue's total work
+        stays about that of a full queue), never fewer than ``MIN_WORLDS``.
+
+        >>> pool = ThinkingPool(2, queue_limit=4)
+        >>> [pool.worlds(n) for n in (0, 7, 8, 15, 100)]
+        [40, 40, 35, 20, 8]
+        """
+        room = self.workers * self.queue_limit
+        if ahead < room:
+            return FULL_WORLDS
+        return max(MIN_WORLDS, FULL_WORLDS * room // (ahead + 1))
 
     async def choose(self, level: str, seed: str, view: SeatView) -> Action:
         if self._pool is None:
@@ -66,13 +106,23 @@ class ThinkingPool:
                 initargs=(os.getpid(),),
             )
         pool = self._pool
+        options: dict[str, int] = {}
+        if level == HardBot.level:
+            worlds = self.worlds(self.pending)
+            if worlds < FULL_WORLDS:
+                options["worlds"] = worlds
+                if self.on_lighter is not None:
+                    self.on_lighter()
+        self.pending += 1
         try:
-            wire = await asyncio.get_running_loop().run_in_executor(pool, _choose, level, seed, view)
+            wire = await asyncio.get_running_loop().run_in_executor(pool, _choose, level, seed, view, options)
         except BrokenProcessPool:
             if self._pool is pool:
                 self._pool = None
             pool.shutdown(wait=False, cancel_futures=True)
             raise
+        finally:
+            self.pending -= 1
         return Action.from_wire(wire)
 
     def close(self) -> None:

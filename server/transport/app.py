@@ -133,7 +133,10 @@ def service_ctx(
             app[ENGINE], notify_channel=notify, on_batch=app[METRICS].commit_batch_size.observe
         )
         workers = app[SETTINGS].bot_workers
-        thinking = ThinkingPool(workers) if workers > 0 else None
+        thinking = None
+        if workers > 0:
+            thinking = ThinkingPool(workers, on_lighter=app[METRICS].bot_lighter.inc)
+            app[METRICS].thinking_queue.set_function(lambda: thinking.pending)
         service = MatchService(
             store,
             bot_delay=app[SETTINGS].bot_delay,

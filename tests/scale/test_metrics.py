@@ -77,3 +77,28 @@ async def test_metrics_show_live_matches_sockets_actions_latencies_and_errors(ma
 
     formatted = [json.loads(JsonFormatter().format(r)) for r in lines]
     assert all("card" not in f and f["match_id"] == match["match_id"] for f in formatted)
+
+
+async def test_metrics_show_the_thinking_queue_and_hard_decisions_made_lighter(make_client):
+    from server.transport.keys import SERVICE
+
+    client = await make_client(bot_workers=1)
+    pool = client.server.app[SERVICE].thinking
+    pool.queue_limit = 0  # every Hard decision finds the queue "full": all of them are lighter
+    ada = await new_player(client)
+    match = await new_match(client, ada, difficulty="hard")
+    sock = await Socket.connect(client)
+    state = await sock.hello(match["match_id"], ada["token"])
+    rng = random.Random(2)
+    # Until the computer has moved and is done (our turn): no decision is pending then.
+    while not (1 in _movers(state) and state["view"]["hand"]["legal_actions"]):
+        if state["view"]["hand"]["legal_actions"]:
+            await sock.act(choose(state["view"], rng))
+        state = await sock.recv_until("state")
+    m = await scrape(client)
+    assert m["ginrummy_bot_lighter_total"] >= 1
+    assert m["ginrummy_thinking_queue"] == 0
+
+
+def _movers(state) -> list[int]:
+    return [entry["seat"] for entry in state["view"]["hand"]["history"]]

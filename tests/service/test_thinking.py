@@ -31,12 +31,37 @@ def views_of_play(seed: int, count: int):
 
 
 async def test_a_worker_chooses_exactly_what_the_bot_in_this_process_would():
-    pool = ThinkingPool(1)
+    pool = ThinkingPool(1, queue_limit=100)  # all twelve at once, none made lighter
     try:
         views = views_of_play(11, 12)
         chosen = await asyncio.gather(*(pool.choose("hard", "m:bot", v) for v in views))
         here = make_bot("hard", "m:bot")
         assert chosen == [here.choose(v) for v in views]
+    finally:
+        pool.close()
+
+
+async def test_decisions_behind_a_long_queue_sample_fewer_worlds_and_stay_deterministic():
+    lighter = 0
+
+    def count() -> None:
+        nonlocal lighter
+        lighter += 1
+
+    pool = ThinkingPool(1, queue_limit=2, on_lighter=count)
+    try:
+        views = views_of_play(5, 8)
+        chosen = await asyncio.gather(*(pool.choose("hard", "m:bot", v) for v in views))
+        # The first two found room in the queue; the n-th found n decisions ahead of it.
+        budgets = [pool.worlds(n) for n in range(len(views))]
+        assert budgets[:2] == [40, 40] and budgets[2:] == [26, 20, 16, 13, 11, 10]
+        assert lighter == 6 and pool.pending == 0
+        assert chosen == [
+            make_bot("hard", "m:bot", worlds=w).choose(v) for w, v in zip(budgets, views, strict=True)
+        ]
+        # Easy and Normal have no budget to lighten.
+        easy = await asyncio.gather(*(pool.choose("easy", "e", v) for v in views))
+        assert easy == [make_bot("easy", "e").choose(v) for v in views] and lighter == 6
     finally:
         pool.close()
 
