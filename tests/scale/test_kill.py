@@ -47,6 +47,11 @@ async def kill_and_restart(database_url: str, log_dir: Path) -> None:
             restarted = load.start_server(database_url, log_dir, {"GINRUMMY_BOT_DELAY": "0"}, port=port)
             await load.wait_healthy(restarted.url, restarted.process)
             await asyncio.sleep(2.0)
+            # Each player reconnects and acts at its own pace: on a slow machine, give every one
+            # the time to have an action acknowledged by the new server (checked below).
+            deadline = time.monotonic() + 30
+            while not all(p.acks_by_phase["after"] for p in players) and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
 
             control.stopping = True
             _, stuck = await asyncio.wait(tasks, timeout=15)

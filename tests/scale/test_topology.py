@@ -304,6 +304,11 @@ async def test_two_replicas_holding_a_computer_match_never_both_make_the_compute
             await asyncio.wait_for(asyncio.gather(*(c.play(stop_at_version=60) for c, _ in pairs)), 120)
             resigned = {}
             for c, _ in pairs:
+                # Wait out the computer's turn (its move may end the match), so that the match
+                # cannot change between reading its status and resigning it.
+                view = c.states[-1]["view"]
+                while not (view["status"] == "finished" or view["hand"]["legal_actions"]):
+                    view = (await c.next_state())["view"]
                 # A match may already have ended on points before version 60.
                 summary = await rest(session, "GET", f"{b}/api/matches/{c.match_id}", c.token)
                 resigned[c.match_id] = summary["status"] != "finished"

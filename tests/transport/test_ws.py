@@ -231,7 +231,9 @@ async def test_a_message_over_4_kib_is_too_large_and_a_frame_over_64_kib_closes_
     ada = await new_player(client)
     m = await new_match(client, ada)
     sock = await Socket.connect(client)
-    await sock.hello(m["match_id"], ada["token"])
+    state = await sock.hello(m["match_id"], ada["token"])
+    while state["view"]["hand"]["to_act"] != 0:  # the computer may be starting: no state after this
+        state = await sock.recv_until("state")
     await sock.send({"type": "ping", "pad": "x" * 5000})
     await expect_error(sock, "too_large")
     await sock.send({"type": "ping"})

@@ -66,6 +66,8 @@ def test_dragging_a_card_onto_the_discard_pile_discards_it(server, new_page):
 def test_dragging_cards_with_the_mouse_puts_them_in_your_own_order(server, new_page):
     page = new_page(**DESKTOP)
     start_vs_computer(page, server, name="Ada", difficulty="Normal", rules="House rules")
+    # Once the computer is done: a new state could move the hand between measuring and dragging.
+    expect(page.locator("#status-line")).to_contain_text("Your turn")
     before = [name(label) for label in hand_labels(page)]
     mouse_drag(page, hand_cards(page).first, hand_cards(page).nth(4))
     after = [name(label) for label in hand_labels(page)]
@@ -84,6 +86,8 @@ def test_dragging_cards_with_the_mouse_puts_them_in_your_own_order(server, new_p
 def test_dragging_a_card_with_a_finger_reorders_the_hand_on_a_phone(server, new_page):
     page = new_page(**PHONE)
     start_vs_computer(page, server, name="Ada", difficulty="Normal", rules="House rules")
+    # Once the computer is done: a new state could move the hand between measuring and dragging.
+    expect(page.locator("#status-line")).to_contain_text("Your turn")
     before = [name(label) for label in hand_labels(page)]
     touch_drag(page, hand_cards(page).first, hand_cards(page).nth(2))
     after = [name(label) for label in hand_labels(page)]

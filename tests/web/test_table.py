@@ -47,6 +47,8 @@ def test_the_computers_moves_are_shown_and_announced(server, new_page):
         not_busy(page)
     expect(status).to_contain_text("Your turn: draw")
     page.get_by_role("button", name=re.compile(r"^Stock")).click()
+    # The drawn card must be in the hand before picking the last card (it may become the last).
+    expect(status).to_contain_text("Your turn: discard")
     card = hand_cards(page).last
     card.click()
     card.click()
