@@ -702,9 +702,10 @@ async def echo_floor(clients: int, seconds: float, log_dir: Path) -> dict[str, A
             tasks = [asyncio.ensure_future(loop(ws)) for ws in sockets]
             await asyncio.sleep(min(1.0, seconds / 5))  # warm up
             latencies.clear()
-            started = time.perf_counter()
+            started, cpu_before = time.perf_counter(), cpu_seconds(process.pid)
             await asyncio.sleep(seconds)
             count, elapsed = len(latencies), time.perf_counter() - started
+            cpu_after = cpu_seconds(process.pid)
             stop = True
             await asyncio.wait(tasks, timeout=5)
             for t in tasks:
@@ -719,11 +720,13 @@ async def echo_floor(clients: int, seconds: float, log_dir: Path) -> dict[str, A
             process.kill()
         log.close()
     measured = latencies[:count]
+    cpu = cpu_after - cpu_before if cpu_before is not None and cpu_after is not None else None
     return {
         "clients": clients,
         "seconds": round(elapsed, 2),
         "round_trips_per_second": count / elapsed,
         "latency": latency_summary(measured),
+        "server_cpu_ms_per_round_trip": 1000 * cpu / count if cpu is not None and count else None,
     }
 
 
@@ -1130,9 +1133,21 @@ def format_report(report: dict[str, Any]) -> str:
             f"echo floor (bare aiohttp WebSocket, {echo['clients']} clients, {echo['seconds']} s): "
             f"{echo['round_trips_per_second']:.0f} round trips/s, {_ms(echo['latency'])}"
         )
-        if g.get("saturated"):
-            ratio = g["saturated"]["actions_per_second"] / echo["round_trips_per_second"]
+        if echo.get("server_cpu_ms_per_round_trip") is not None:
+            lines.append(f"  CPU: echo server {echo['server_cpu_ms_per_round_trip']:.3f} ms per round trip")
+        saturated = g.get("saturated")
+        if saturated:
+            ratio = saturated["actions_per_second"] / echo["round_trips_per_second"]
             lines.append(f"throughput / echo floor: {ratio:.2f}")
+            echo_cpu, game_cpu = (
+                echo.get("server_cpu_ms_per_round_trip"),
+                saturated.get("server_cpu_ms_per_action"),
+            )
+            if echo_cpu and game_cpu:
+                lines.append(
+                    f"  server CPU per player action (its ack, its state and the computer's reply) / per "
+                    f"echo round trip: {game_cpu / echo_cpu:.0f}x"
+                )
     lines.append(
         f"lost actions: {g['lost']} of {g['acked_total']} acknowledged "
         f"({g['matches_checked']} matches checked against their records)"
