@@ -9,6 +9,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from tests.live_server import live_server
+
 from .conftest import DESKTOP, PHONE
 from .table import hand_cards, hand_labels, knock_button, not_busy, start_vs_computer, status_line
 
@@ -77,51 +79,56 @@ def test_the_computers_moves_are_shown_and_announced(server, new_page):
     expect(live).to_contain_text("Your turn")
 
 
-def test_a_card_just_taken_from_the_discard_pile_cannot_be_thrown_back(server, new_page):
-    page = new_page(**PHONE)
-    start_vs_computer(page, server, name="Ada", difficulty="Easy", rules="House rules")
-    status = status_line(page)
-    pile = page.get_by_role("button", name=re.compile(r"^Discard pile"))
-    for _ in range(10):
-        expect(status).to_contain_text("Your turn")
-        text = status.inner_text()
-        top = re.search(r"top card (.+)$", pile.get_attribute("aria-label")).group(1)
-        if "take the upcard or pass" in text:
-            page.get_by_role("button", name="Take", exact=True).tap()
-            break
-        if "draw from the stock or the discard pile" in text:
-            pile.tap()
-            break
-        # Both passed: the stock it is; discard and wait for the next turn.
-        page.get_by_role("button", name=re.compile(r"^Stock")).tap()
-        hand_cards(page).last.tap()
-        hand_cards(page).last.tap()
+def test_a_card_just_taken_from_the_discard_pile_cannot_be_thrown_back(tmp_path, new_page):
+    # The computer pauses a second before each move here: the hand read after our discard is then
+    # still this hand (with no pause it may already have drawn and knocked, and a new hand dealt).
+    with live_server(tmp_path, extra_env={"GINRUMMY_BOT_DELAY": "1"}) as server:
+        page = new_page(**PHONE)
+        start_vs_computer(page, server, name="Ada", difficulty="Easy", rules="House rules")
+        status = status_line(page)
+        pile = page.get_by_role("button", name=re.compile(r"^Discard pile"))
+        for _ in range(10):
+            expect(status).to_contain_text("Your turn")
+            text = status.inner_text()
+            top = re.search(r"top card (.+)$", pile.get_attribute("aria-label")).group(1)
+            if "take the upcard or pass" in text:
+                page.get_by_role("button", name="Take", exact=True).tap()
+                break
+            if "draw from the stock or the discard pile" in text:
+                pile.tap()
+                break
+            # Both passed: the stock it is; discard and wait for the next turn.
+            page.get_by_role("button", name=re.compile(r"^Stock")).tap()
+            expect(status).to_contain_text("Your turn: discard")  # the drawn card is in the hand
+            hand_cards(page).last.tap()
+            hand_cards(page).last.tap()
+            not_busy(page)
+        else:
+            pytest.fail("never had the chance to take from the discard pile")
         not_busy(page)
-    else:
-        pytest.fail("never had the chance to take from the discard pile")
-    not_busy(page)
-    expect(status).to_contain_text("Your turn: discard")
-    taken = page.get_by_role(
-        "button", name=re.compile(f"^{re.escape(top)}(, melded)?, just drawn, cannot be discarded this turn$")
-    )
-    expect(taken).to_have_count(1)
-    taken.tap()
-    expect(page.locator("#hand-hint")).to_contain_text("just taken from the discard pile")
-    expect(knock_button(page)).to_be_disabled()
-    expect(
-        page.get_by_role("button", name=re.compile(r"^Discard (ace|[2-9]|10|jack|queen|king) of"))
-    ).to_be_disabled()
-    # Tapping it again does not throw it back: the player is told why instead.
-    taken.tap()
-    expect(page.get_by_role("status").filter(has_text="discard a different card")).to_be_visible()
-    expect(hand_cards(page)).to_have_count(11)
-    hand = page.get_by_role("group", name=re.compile("^Your hand"))
-    other = hand.get_by_role("button", name=re.compile(r"^(?!.*cannot be discarded)")).first
-    other.tap()
-    other.tap()
-    not_busy(page)
-    expect(hand_cards(page)).to_have_count(10)
-    assert any(top == label.split(",")[0] for label in hand_labels(page))
+        expect(status).to_contain_text("Your turn: discard")
+        taken = page.get_by_role(
+            "button",
+            name=re.compile(f"^{re.escape(top)}(, melded)?, just drawn, cannot be discarded this turn$"),
+        )
+        expect(taken).to_have_count(1)
+        taken.tap()
+        expect(page.locator("#hand-hint")).to_contain_text("just taken from the discard pile")
+        expect(knock_button(page)).to_be_disabled()
+        expect(
+            page.get_by_role("button", name=re.compile(r"^Discard (ace|[2-9]|10|jack|queen|king) of"))
+        ).to_be_disabled()
+        # Tapping it again does not throw it back: the player is told why instead.
+        taken.tap()
+        expect(page.get_by_role("status").filter(has_text="discard a different card")).to_be_visible()
+        expect(hand_cards(page)).to_have_count(11)
+        hand = page.get_by_role("group", name=re.compile("^Your hand"))
+        other = hand.get_by_role("button", name=re.compile(r"^(?!.*cannot be discarded)")).first
+        other.tap()
+        other.tap()
+        not_busy(page)
+        expect(hand_cards(page)).to_have_count(10)
+        assert any(top == label.split(",")[0] for label in hand_labels(page))
 
 
 def test_the_rules_page_explains_the_game_and_the_computer(server, new_page):
