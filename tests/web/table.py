@@ -83,8 +83,12 @@ def take_turn(page: Page, play: Play, *, touch: bool) -> bool:
     """Do whatever the table asks now; False when there is nothing to do yet."""
     next_hand = page.get_by_role("button", name="Next hand")
     if next_hand.is_visible():
-        score = page.get_by_role("dialog").locator(".score-line").inner_text()
+        dialog = page.get_by_role("dialog")
+        score = dialog.locator(".score-line").inner_text()
         assert SCORE_LINE.match(score), score
+        # Both hands are shown whole, even on a phone: no card hidden past the dialog's edge.
+        too_wide = dialog.evaluate("d => d.scrollWidth - d.clientWidth")
+        assert too_wide <= 0, f"the result dialog is {too_wide} px wider than the screen allows"
         if play.shots and not play.results:
             shot(page, f"{play.shots}-hand-result")
         play.results.append(score)
