@@ -910,7 +910,13 @@ class MatchService:
             elif self.thinking is not None and self.bot_factory is make_bot:
                 # Hard simulates for tens of milliseconds: in a worker process, so the event
                 # loop (and its GIL) keeps serving every other match meanwhile.
-                action = await self.thinking.choose(live.meta.difficulty, _bot_seed(live.meta), view)
+                try:
+                    action = await self.thinking.choose(live.meta.difficulty, _bot_seed(live.meta), view)
+                except Exception:
+                    # A worker died (or could not start): this process's own bot makes the
+                    # same choice, in a thread, rather than the match getting a poor move.
+                    log.exception("thinking worker failed; thinking here", extra={"match_id": live.match_id})
+                    action = await asyncio.to_thread(live.bot.choose, view)
             else:
                 # No workers: a thread, so the event loop at least runs between its time slices.
                 action = await asyncio.to_thread(live.bot.choose, view)

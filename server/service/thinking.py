@@ -11,7 +11,8 @@ A worker sees exactly what the bot in the server would: ``make_bot(level, seed)`
 is the one the server's own bot would give, whichever worker gives it. Workers are started with
 ``spawn`` (a clean interpreter, not a fork of a process running an event loop and threads),
 lazily, on the first decision. A worker that dies breaks the pool: the decision fails (the
-service plays on as for any bot failure) and the next one starts a new pool. A worker whose
+service then makes the same choice with its own bot, in a thread) and the next one starts a new
+pool. A worker whose
 server died (even by ``kill -9``) notices within a second and exits.
 
 **Overload.** Workers are a fixed number of cores; more Hard matches than they keep up with

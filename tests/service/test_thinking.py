@@ -119,6 +119,46 @@ async def test_a_hard_match_is_played_by_the_workers(tmp_path):
         await engine.dispose()
 
 
+async def test_when_the_workers_fail_the_servers_own_bot_makes_the_same_choice(tmp_path, caplog):
+    from concurrent.futures.process import BrokenProcessPool
+
+    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'broken.db'}")
+    await upgrade(engine)
+    pool = ThinkingPool(1)
+    asked: list = []
+
+    async def broken(level, seed, view):
+        asked.append((seed, view))
+        raise BrokenProcessPool("a worker died")
+
+    pool.choose = broken  # type: ignore[method-assign]
+    service = MatchService(SqlStore(engine), bot_delay=0, thinking=pool)
+    try:
+        ada, _ = await service.create_player("Ada")
+        created = await service.create_match(ada, difficulty="hard")
+        live = await service._get(created.meta.match_id)
+        for _ in range(200):
+            async with live.lock:
+                version, legal = live.meta.version, live.state.legal_actions(0)
+            if len(computer_moves(live)) >= 3:
+                break
+            if legal:
+                await service.act(live, 0, None, version, legal[0].to_wire())
+            else:
+                await asyncio.sleep(0.02)
+        async with live.lock:
+            played = computer_moves(live)
+        # Every move was first asked of the (broken) workers, then chosen here: the move the
+        # Hard bot makes for that view, not a fallback.
+        assert len(played) >= 3 and len(asked) >= len(played)
+        assert played == [make_bot("hard", seed).choose(view) for seed, view in asked[: len(played)]]
+        assert "thinking worker failed" in caplog.text
+    finally:
+        await service.close()
+        pool.close()
+        await engine.dispose()
+
+
 PARENT = """
 import asyncio, sys
 from server.rules import new_match
