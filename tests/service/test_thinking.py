@@ -5,8 +5,10 @@ costs one decision, not the match."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
+from concurrent.futures.process import BrokenProcessPool
 
 import pytest
 
@@ -84,9 +86,39 @@ def computer_moves(live) -> list:
     return [a for log in live.state.log for s, a in log.actions if s == 1]
 
 
-async def test_a_hard_match_is_played_by_the_workers(tmp_path):
+@contextlib.asynccontextmanager
+async def hard_match(tmp_path, pool: ThinkingPool):
+    """A service thinking with ``pool`` (closed at the end) and a new Hard match in it."""
     engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'thinking.db'}")
     await upgrade(engine)
+    service = MatchService(SqlStore(engine), bot_delay=0, thinking=pool)
+    try:
+        ada, _ = await service.create_player("Ada")
+        created = await service.create_match(ada, difficulty="hard")
+        yield service, await service._get(created.meta.match_id)
+    finally:
+        await service.close()
+        pool.close()
+        await engine.dispose()
+
+
+async def play_until_the_computer_moved(service, live, moves: int = 3) -> list:
+    """Seat 0 plays its first legal action at each of its turns until the computer has made
+    ``moves`` moves; the computer's moves."""
+    for _ in range(200):
+        async with live.lock:
+            version, legal = live.meta.version, live.state.legal_actions(0)
+        if len(computer_moves(live)) >= moves:
+            break
+        if legal:
+            await service.act(live, 0, None, version, legal[0].to_wire())
+        else:
+            await asyncio.sleep(0.02)
+    async with live.lock:
+        return computer_moves(live)
+
+
+async def test_a_hard_match_is_played_by_the_workers(tmp_path):
     pool = ThinkingPool(1)
     calls = 0
     choose = pool.choose
@@ -97,33 +129,12 @@ async def test_a_hard_match_is_played_by_the_workers(tmp_path):
         return await choose(*args)
 
     pool.choose = counted  # type: ignore[method-assign]
-    service = MatchService(SqlStore(engine), bot_delay=0, thinking=pool)
-    try:
-        ada, _ = await service.create_player("Ada")
-        created = await service.create_match(ada, difficulty="hard")
-        live = await service._get(created.meta.match_id)
-        for _ in range(200):
-            async with live.lock:
-                version, legal = live.meta.version, live.state.legal_actions(0)
-            if len(computer_moves(live)) >= 3:
-                break
-            if legal:
-                await service.act(live, 0, None, version, legal[0].to_wire())
-            else:
-                await asyncio.sleep(0.02)
-        computer = computer_moves(live)
-        assert len(computer) >= 3 and calls >= len(computer)
-    finally:
-        await service.close()
-        pool.close()
-        await engine.dispose()
+    async with hard_match(tmp_path, pool) as (service, live):
+        computer = await play_until_the_computer_moved(service, live)
+    assert len(computer) >= 3 and calls >= len(computer)
 
 
 async def test_when_the_workers_fail_the_servers_own_bot_makes_the_same_choice(tmp_path, caplog):
-    from concurrent.futures.process import BrokenProcessPool
-
-    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'broken.db'}")
-    await upgrade(engine)
     pool = ThinkingPool(1)
     asked: list = []
 
@@ -132,31 +143,13 @@ async def test_when_the_workers_fail_the_servers_own_bot_makes_the_same_choice(t
         raise BrokenProcessPool("a worker died")
 
     pool.choose = broken  # type: ignore[method-assign]
-    service = MatchService(SqlStore(engine), bot_delay=0, thinking=pool)
-    try:
-        ada, _ = await service.create_player("Ada")
-        created = await service.create_match(ada, difficulty="hard")
-        live = await service._get(created.meta.match_id)
-        for _ in range(200):
-            async with live.lock:
-                version, legal = live.meta.version, live.state.legal_actions(0)
-            if len(computer_moves(live)) >= 3:
-                break
-            if legal:
-                await service.act(live, 0, None, version, legal[0].to_wire())
-            else:
-                await asyncio.sleep(0.02)
-        async with live.lock:
-            played = computer_moves(live)
-        # Every move was first asked of the (broken) workers, then chosen here: the move the
-        # Hard bot makes for that view, not a fallback.
-        assert len(played) >= 3 and len(asked) >= len(played)
-        assert played == [make_bot("hard", seed).choose(view) for seed, view in asked[: len(played)]]
-        assert "thinking worker failed" in caplog.text
-    finally:
-        await service.close()
-        pool.close()
-        await engine.dispose()
+    async with hard_match(tmp_path, pool) as (service, live):
+        played = await play_until_the_computer_moved(service, live)
+    # Every move was first asked of the (broken) workers, then chosen here: the move the Hard
+    # bot makes for that view, not a fallback.
+    assert len(played) >= 3 and len(asked) >= len(played)
+    assert played == [make_bot("hard", seed).choose(view) for seed, view in asked[: len(played)]]
+    assert "thinking worker failed" in caplog.text
 
 
 PARENT = """
