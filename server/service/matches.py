@@ -337,7 +337,12 @@ class MatchService:
     async def details(self, player: PlayerRecord, match_id: str) -> tuple[MatchMeta, list[FinishedHand]]:
         meta = await self._meta(match_id)
         self._seat_of(meta, player)
-        return meta, await self.store.finished_hands(match_id)
+        hands = await self.store.finished_hands(match_id)
+        if meta.status != "finished":
+            # Read after the row, so a later commit may have finished the hand in play: show
+            # what the row knows, the hands before it.
+            hands = [h for h in hands if h.number < meta.hand_number]
+        return meta, hands
 
     async def record(self, player: PlayerRecord, match_id: str) -> dict[str, Any]:
         """The complete replay (every deal and action) of a finished match."""

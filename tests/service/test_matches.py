@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import random
 
 import pytest
 
@@ -386,6 +387,29 @@ async def test_details_and_record_read_the_store_not_an_old_copy(engine):
     assert record["outcome"]["reason"] == "resign"
     await one.close()
     await two.close()
+
+
+async def test_details_show_only_the_hands_their_match_row_knows_of(engine):
+    service = MatchService(SqlStore(engine), bot_delay=0)
+    live, ada, _ = await human_match(service)
+    rng = random.Random(4)
+    while not live.state.results:  # play hand 1 to its end
+        seat = live.state.to_act
+        await service.act(
+            live, seat, None, live.meta.version, rng.choice(live.state.legal_actions(seat)).to_wire()
+        )
+    meta, hands = await service.details(ada, live.match_id)
+    assert meta.hand_number == 2 and [h.number for h in hands] == [1]
+    # The row as read just before hand 1 ended, and the hands read after: hand 1 is not shown.
+    before = meta.copy()
+    before.version, before.hand_number = meta.version - 1, 1
+
+    async def row_read_earlier(match_id):
+        return before
+
+    service._meta = row_read_earlier
+    assert await service.details(ada, live.match_id) == (before, [])
+    await service.close()
 
 
 async def test_a_player_who_joined_through_another_process_can_resign_here(engine):
