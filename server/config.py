@@ -10,7 +10,7 @@ besides the server's own; ``*`` allows any), ``GINRUMMY_MIGRATE`` (``0`` to skip
 at startup, when a separate ``python -m server migrate`` job runs them), ``GINRUMMY_BROADCAST``
 (``local`` or ``postgres``: how changes reach other server processes; default ``postgres`` on a
 Postgres database, else ``local``), ``GINRUMMY_BOT_WORKERS`` (processes that think for the Hard
-computer; ``0`` thinks in a thread of the server process; default: one fewer than the cores, at
+computer; ``0`` thinks in a thread of the server process; default: one fewer than the usable cores, at
 most 4).
 """
 
@@ -25,6 +25,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA_DIR = Path("data")
 DEFAULT_DATABASE_URL = f"sqlite+aiosqlite:///{DEFAULT_DATA_DIR / 'ginrummy.db'}"
+
+
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity (``taskset``, a container's cpuset)
+    where the system keeps one, else every core of the machine."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +75,7 @@ class Settings:
     shutdown_timeout: float = 10.0
     bot_workers: int = -1
     """Worker processes for the Hard computer's thinking (0: a thread of this process; -1: one
-    fewer than the cores, at most 4)."""
+    fewer than the usable cores, at most 4)."""
 
     @staticmethod
     def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
@@ -106,7 +115,7 @@ class Settings:
             postgres = self.database_url.startswith(("postgresql", "postgres"))
             object.__setattr__(self, "broadcast", "postgres" if postgres else "local")
         if self.bot_workers == -1:
-            object.__setattr__(self, "bot_workers", min(4, (os.cpu_count() or 1) - 1))
+            object.__setattr__(self, "bot_workers", min(4, usable_cores() - 1))
 
     def with_(self, **changes: Any) -> Settings:
         return replace(self, **changes)

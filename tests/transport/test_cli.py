@@ -32,10 +32,13 @@ def test_migrations_at_startup_can_be_left_to_a_separate_job():
     assert Settings.from_env({"GINRUMMY_MIGRATE": "1"}).migrate is True
 
 
-def test_the_hard_computer_thinks_in_one_worker_per_spare_core_unless_told():
+def test_the_hard_computer_thinks_in_one_worker_per_spare_core_unless_told(monkeypatch):
     import os
 
-    assert Settings.from_env({}).bot_workers == min(4, (os.cpu_count() or 1) - 1)
+    # The cores the process may use (its affinity), not every core of the machine.
+    for cores, workers in (({0}, 0), ({0, 1}, 1), ({2, 3, 5}, 2), (set(range(16)), 4)):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid, cores=cores: cores)
+        assert Settings.from_env({}).bot_workers == workers
     assert Settings.from_env({"GINRUMMY_BOT_WORKERS": "0"}).bot_workers == 0
     assert Settings.from_env({"GINRUMMY_BOT_WORKERS": "3"}).bot_workers == 3
 
