@@ -32,7 +32,7 @@ from typing import Any, Protocol, TypeVar
 import msgspec
 
 from server.bots import make_bot
-from server.rules import RULES, Action, MatchState, RulesError, new_match
+from server.rules import RULES, Action, MatchState, RulesError, SeatView, new_match
 
 from . import views
 from .errors import (
@@ -912,19 +912,8 @@ class MatchService:
                 # Easy and Normal choose in well under a millisecond: a thread hop would cost
                 # more than the thinking (and, under load, tens of ms of GIL hand-offs).
                 action = live.bot.choose(view)
-            elif self.thinking is not None and self.bot_factory is make_bot:
-                # Hard simulates for tens of milliseconds: in a worker process, so the event
-                # loop (and its GIL) keeps serving every other match meanwhile.
-                try:
-                    action = await self.thinking.choose(live.meta.difficulty, _bot_seed(live.meta), view)
-                except Exception:
-                    # A worker died (or could not start): this process's own bot makes the
-                    # same choice, in a thread, rather than the match getting a poor move.
-                    log.exception("thinking worker failed; thinking here", extra={"match_id": live.match_id})
-                    action = await asyncio.to_thread(live.bot.choose, view)
             else:
-                # No workers: a thread, so the event loop at least runs between its time slices.
-                action = await asyncio.to_thread(live.bot.choose, view)
+                action = await self._think(live, view)
         except Exception:
             log.exception("computer failed to choose; playing a fallback", extra={"match_id": live.match_id})
             action = None
@@ -943,6 +932,18 @@ class MatchService:
             action = view.legal_actions[0]
         await self._apply(live, COMPUTER_SEAT, action, None, None)
         return True
+
+    async def _think(self, live: LiveMatch, view: SeatView) -> Any:
+        """A slow level's choice. Hard simulates for tens of milliseconds: in a worker process,
+        so the event loop (and its GIL) keeps serving every other match meanwhile. Without
+        workers, or when they fail (a worker died, or could not start), this process's own bot
+        makes the same choice in a thread, so the event loop at least runs between its slices."""
+        if self.thinking is not None and self.bot_factory is make_bot:
+            try:
+                return await self.thinking.choose(live.meta.difficulty, _bot_seed(live.meta), view)
+            except Exception:
+                log.exception("thinking worker failed; thinking here", extra={"match_id": live.match_id})
+        return await asyncio.to_thread(live.bot.choose, view)
 
 
 BOT_RETRIES = 5

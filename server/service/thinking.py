@@ -12,8 +12,7 @@ is the one the server's own bot would give, whichever worker gives it. Workers a
 ``spawn`` (a clean interpreter, not a fork of a process running an event loop and threads),
 lazily, on the first decision. A worker that dies breaks the pool: the decision fails (the
 service then makes the same choice with its own bot, in a thread) and the next one starts a new
-pool. A worker whose
-server died (even by ``kill -9``) notices within a second and exits.
+pool. A worker whose server died (even by ``kill -9``) notices within a second and exits.
 
 **Overload.** Workers are a fixed number of cores; more Hard matches than they keep up with
 would make every player wait longer and longer for the computer. Instead, a decision that finds
