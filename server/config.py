@@ -16,6 +16,7 @@ most 4).
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -27,13 +28,35 @@ DEFAULT_DATA_DIR = Path("data")
 DEFAULT_DATABASE_URL = f"sqlite+aiosqlite:///{DEFAULT_DATA_DIR / 'ginrummy.db'}"
 
 
-def usable_cores() -> int:
-    """The cores this process may run on: its CPU affinity (``taskset``, a container's cpuset)
-    where the system keeps one, else every core of the machine."""
+def usable_cores(cgroup: Path = Path("/sys/fs/cgroup")) -> int:
+    """The cores this process may use: its CPU affinity (``taskset``, a container's cpuset)
+    where the system keeps one, else every core of the machine; fewer under a CPU quota
+    (``docker --cpus``, a Kubernetes CPU limit), rounded up."""
     try:
-        return len(os.sched_getaffinity(0))
+        cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+        cores = os.cpu_count() or 1
+    quota = cpu_quota(cgroup)
+    return max(1, min(cores, math.ceil(quota))) if quota else cores
+
+
+def cpu_quota(cgroup: Path) -> float | None:
+    """Cores' worth of CPU time the process's control group may use, or None if unlimited.
+    Reads the container's own view: cgroup v2 ``cpu.max`` (``"200000 100000"``, or ``"max
+    100000"``), else cgroup v1 ``cpu/cpu.cfs_quota_us`` over ``cpu.cfs_period_us`` (-1: none)."""
+    try:
+        quota, period = (cgroup / "cpu.max").read_text().split()
+    except (OSError, ValueError):
+        try:
+            quota = (cgroup / "cpu" / "cpu.cfs_quota_us").read_text().strip()
+            period = (cgroup / "cpu" / "cpu.cfs_period_us").read_text().strip()
+        except OSError:
+            return None
+    try:
+        q, p = int(quota), int(period)
+    except ValueError:  # "max"
+        return None
+    return q / p if q > 0 and p > 0 else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -803,6 +803,48 @@ async def measure_service_memory(matches: int, actions_each: int = 12) -> dict[s
     return {"matches": matches, "bytes_per_match": grown / matches, "top": top}
 
 
+def measure_game_work(difficulty: str, matches: int = 100, seed: int = 1) -> dict[str, Any]:
+    """CPU per player action of the game work alone, in this process with no socket and no
+    database: what the server does for an action and the computer's reply (apply the action,
+    the player's state message, the computer's view and choice, apply it, the state message
+    again), with the scripted players' policy. Its ratio to an echo round trip bounds
+    throughput / echo floor from above, however cheap the I/O and the commits were made."""
+    from datetime import UTC, datetime
+
+    from server.bots import make_bot
+    from server.rules import Action, new_match
+    from server.service.matches import encode
+    from server.service.ports import MatchMeta
+    from server.service.views import view_payload
+
+    rng = random.Random(seed)
+    now = datetime.now(UTC)
+    player_actions, cpu = 0, 0.0
+    for i in range(matches):
+        state = new_match("house", f"work-{seed}-{i}", 0)
+        meta = MatchMeta(
+            f"m_work{i}", "house", "computer", difficulty, state.seed, 0, "active", 0,
+            ["p_work", None], ["Work", None], "", None, 1, [0, 0], [0, 0], None, None, None, now, now,
+        )  # fmt: skip
+        bot = make_bot(difficulty, f"work-{seed}-{i}")
+        view = view_payload(meta, state, 0, (True, True))
+        started = time.process_time()
+        while not state.is_over:
+            if state.to_act == 0:
+                state.apply(Action.from_wire(choose(view, rng)), 0)
+                player_actions += 1
+            else:
+                state.apply(bot.choose(state.hand.view(1)), 1)
+            view = view_payload(meta, state, 0, (True, True))
+            encode({"type": "state", "version": 0, "view": view})
+        cpu += time.process_time() - started
+    return {
+        "matches": matches,
+        "player_actions": player_actions,
+        "cpu_ms_per_action": 1000 * cpu / player_actions,
+    }
+
+
 def _measure_memory_subprocess(matches: int) -> dict[str, Any]:
     out = subprocess.run(
         [sys.executable, "-m", "server.bench", "load", "--measure-memory", str(matches)],
@@ -932,6 +974,9 @@ async def run(opts: Options) -> dict[str, Any]:
             report["server_tracebacks"] = sum(text.count("Traceback") for text in logs)
         if opts.echo_duration > 0:
             report["echo"] = await echo_floor(opts.matches, opts.echo_duration, log_dir)
+            # Hard's choice takes ~15 ms: fewer matches give as steady a figure.
+            matches = 10 if opts.difficulty == "hard" else 100
+            report["game_work"] = measure_game_work(opts.difficulty, matches, opts.seed)
     if opts.profile:
         report["profile"] = summarize_profiles(sorted(Path(opts.profile).glob("server*.prof")))
     if opts.memory_matches > 0:
@@ -1147,6 +1192,14 @@ def format_report(report: dict[str, Any]) -> str:
                 lines.append(
                     f"  server CPU per player action (its ack, its state and the computer's reply) / per "
                     f"echo round trip: {game_cpu / echo_cpu:.0f}x"
+                )
+            work = report.get("game_work")
+            if echo_cpu and work:
+                work_cpu = work["cpu_ms_per_action"]
+                lines.append(
+                    f"  of which the game work alone (rules, views, the computer's choice; in process, "
+                    f"no socket, no database): {work_cpu:.3f} ms = {work_cpu / echo_cpu:.0f}x: "
+                    f"throughput / echo floor <= {echo_cpu / work_cpu:.2f} even with free I/O and commits"
                 )
     lines.append(
         f"lost actions: {g['lost']} of {g['acked_total']} acknowledged "

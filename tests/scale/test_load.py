@@ -62,8 +62,18 @@ async def test_a_small_load_run_on_sqlite_loses_no_acknowledged_action_and_leaks
         "lost actions: 0",
         "KB per live match",
         "throughput / echo floor",
+        "the game work alone",
     ):
         assert figure in text
+    assert report["game_work"]["player_actions"] > 0
+
+
+def test_the_game_work_figure_plays_whole_matches_with_the_scripted_policy():
+    first = load.measure_game_work("normal", matches=3, seed=7)
+    again = load.measure_game_work("normal", matches=3, seed=7)
+    # Whole matches to 100 points: dozens of player actions each, the same ones for a seed.
+    assert first["player_actions"] == again["player_actions"] > 3 * 20
+    assert 0 < first["cpu_ms_per_action"] < 50
 
 
 @pytest.mark.postgres

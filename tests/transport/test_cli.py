@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sqlite3
 
 import pytest
@@ -32,13 +33,19 @@ def test_migrations_at_startup_can_be_left_to_a_separate_job():
     assert Settings.from_env({"GINRUMMY_MIGRATE": "1"}).migrate is True
 
 
-def test_the_hard_computer_thinks_in_one_worker_per_spare_core_unless_told(monkeypatch):
+def test_the_hard_computer_thinks_in_one_worker_per_spare_core_unless_told(monkeypatch, tmp_path):
     import os
 
+    import server.config
+
     # The cores the process may use (its affinity), not every core of the machine.
+    monkeypatch.setattr(server.config, "cpu_quota", lambda cgroup: None)
     for cores, workers in (({0}, 0), ({0, 1}, 1), ({2, 3, 5}, 2), (set(range(16)), 4)):
         monkeypatch.setattr(os, "sched_getaffinity", lambda pid, cores=cores: cores)
         assert Settings.from_env({}).bot_workers == workers
+    # Nor more than a CPU quota allows (docker --cpus=2.5 on a 16-core host: 3 cores, 2 workers).
+    monkeypatch.setattr(server.config, "cpu_quota", lambda cgroup: 2.5)
+    assert Settings.from_env({}).bot_workers == 2
     assert Settings.from_env({"GINRUMMY_BOT_WORKERS": "0"}).bot_workers == 0
     assert Settings.from_env({"GINRUMMY_BOT_WORKERS": "3"}).bot_workers == 3
 
@@ -55,6 +62,26 @@ async def test_a_server_that_does_not_migrate_uses_the_schema_a_migrate_job_made
     client = await make_client(database_url=url, migrate=False)
     r = await client.post("/api/players", json={"name": "Ada"})
     assert r.status == 201
+
+
+@pytest.mark.parametrize(
+    ("files", "quota"),
+    [
+        ({"cpu.max": "250000 100000\n"}, 2.5),  # cgroup v2, docker --cpus=2.5
+        ({"cpu.max": "max 100000\n"}, None),  # cgroup v2, no limit
+        ({"cpu/cpu.cfs_quota_us": "150000\n", "cpu/cpu.cfs_period_us": "100000\n"}, 1.5),  # v1
+        ({"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"}, None),  # v1, none
+        ({}, None),  # no cgroup files (not Linux, or not mounted)
+    ],
+)
+def test_a_cpu_quota_is_read_from_either_cgroup_version(tmp_path, files, quota):
+    from server.config import cpu_quota, usable_cores
+
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert cpu_quota(tmp_path) == quota
+    assert 1 <= usable_cores(tmp_path) <= (math.ceil(quota) if quota else 1024)
 
 
 @pytest.mark.parametrize(
