@@ -200,7 +200,11 @@ class Player:
         self.acted_on = -1
         self.pending: Pending | None = None
         self.acked: dict[str, list[tuple[int, dict[str, Any]]]] = {}
-        self.messages: dict[str, list[dict[str, Any]]] = {}
+        self.messages: dict[str, list[str | bytes]] = {}
+        """With ``keep_messages``: each match's state messages as received. Kept undecoded: a
+        decoded message is a hundred objects for the garbage collector to walk, and with tens
+        of thousands kept its full collections paused the load generator for up to a second,
+        which the run then reported as server latency."""
         self.finished: set[str] = set()
         self.done = False
         self.failure: str | None = None
@@ -293,7 +297,7 @@ class Player:
             data = _decode(msg.data)
             kind = data.get("type")
             if self.keep_messages and kind == "state":
-                self.messages[data["view"]["match_id"]].append(data)
+                self.messages[data["view"]["match_id"]].append(msg.data)
             pending = self.pending
             if kind == "ack":
                 if pending is None or data.get("id") != pending.id:
@@ -1081,7 +1085,7 @@ async def _play_phases(
                     record = p.records.get(match_id)
                     if record is None:
                         continue
-                    leaks += hidden_card_leaks(record, messages, 0)
+                    leaks += hidden_card_leaks(record, [_decode(m) for m in messages], 0)
                     checked += len(messages)
             out["hidden"] = {"states_checked": checked, "leaks": len(leaks), "examples": leaks[:5]}
         await asyncio.gather(*(p.ws.close() for p in players if p.ws is not None), return_exceptions=True)
