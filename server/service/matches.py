@@ -728,10 +728,9 @@ class MatchService:
     async def resync(self) -> None:
         """Check every match in memory against the store and catch up on any that another
         process changed (for a broadcaster that may have missed notifications)."""
-        for live in list(self._live.values()):
-            meta = await self.store.load_meta(live.match_id)
-            if meta is not None and meta.version > live.meta.version:
-                await self._on_change(live.match_id, meta.version)
+        versions = await self.store.match_versions(list(self._live))
+        for match_id, version in versions.items():
+            await self._on_change(match_id, version)
 
     async def _on_change(self, match_id: str, version: int) -> None:
         """Another process changed ``match_id``: refresh our copy and tell our clients."""
@@ -801,8 +800,8 @@ class MatchService:
     async def _catch_up(self, live: LiveMatch) -> None:
         """Under the lock: reload ``live`` if the store has a later version (written by another
         process whose notice has not reached us), and tell our clients."""
-        meta = await self.store.load_meta(live.match_id)
-        if meta is not None and meta.version > live.meta.version:
+        version = (await self.store.match_versions([live.match_id])).get(live.match_id)
+        if version is not None and version > live.meta.version:
             await self._reload(live)
             self._fan_out(live)
 

@@ -19,6 +19,8 @@ from server.service.ports import Change, FinishedHand, MatchMeta, PlayerRecord, 
 from .engine import session_factory
 from .models import HandRecord, Match, MatchAction, Player
 
+VERSIONS_AT_ONCE = 500
+
 
 class SqlStore:
     def __init__(self, engine: AsyncEngine) -> None:
@@ -65,6 +67,16 @@ class SqlStore:
         async with self.sessions() as s:
             row = (await s.execute(self._meta_query().where(Match.id == match_id))).one_or_none()
         return None if row is None else _meta(*row)
+
+    async def match_versions(self, match_ids: list[str]) -> dict[str, int]:
+        """One query per ``VERSIONS_AT_ONCE`` ids (SQLite bounds the bound values of a statement)."""
+        out: dict[str, int] = {}
+        async with self.sessions() as s:
+            for i in range(0, len(match_ids), VERSIONS_AT_ONCE):
+                ids = match_ids[i : i + VERSIONS_AT_ONCE]
+                rows = await s.execute(select(Match.id, Match.version).where(Match.id.in_(ids)))
+                out.update((match_id, version) for match_id, version in rows)
+        return out
 
     async def load_match(self, match_id: str) -> tuple[MatchMeta, list[StoredAction]] | None:
         async with self.sessions() as s, s.begin():

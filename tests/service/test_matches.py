@@ -375,6 +375,28 @@ async def test_a_process_whose_copy_is_behind_catches_up_instead_of_refusing(eng
     await two.close()
 
 
+async def test_resync_brings_every_copy_that_fell_behind_up_to_date_and_tells_its_clients(engine):
+    """What a process does after its notices may have been lost (a dropped LISTEN connection)."""
+    one = MatchService(SqlStore(engine), bot_delay=0)
+    behind, _, _ = await human_match(one)
+    untouched, _, _ = await human_match(one)
+    two = MatchService(SqlStore(engine), bot_delay=0)
+    copies = [await two._get(behind.match_id), await two._get(untouched.match_id)]
+    watchers = [Recorder(None), Recorder(None)]
+    for live, watcher in zip(copies, watchers):
+        await two.subscribe(live, watcher)
+    mover = behind.state.to_act
+    await one.act(behind, mover, "m1", behind.meta.version, {"kind": "pass"})
+    assert copies[0].meta.version == behind.meta.version - 1  # no broadcaster: two has not heard
+    await two.resync()
+    assert copies[0].meta.version == behind.meta.version
+    assert copies[0].state.hand.view(None).to_wire() == behind.state.hand.view(None).to_wire()
+    assert watchers[0].messages[-1]["version"] == behind.meta.version
+    assert [len(w.messages) for w in watchers] == [2, 1]  # the one that did not move: no message
+    await one.close()
+    await two.close()
+
+
 async def test_details_and_record_read_the_store_not_an_old_copy(engine):
     one = MatchService(SqlStore(engine), bot_delay=0)
     live, ada, _ = await human_match(one)

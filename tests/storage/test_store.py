@@ -59,6 +59,19 @@ async def test_a_match_loads_with_its_actions_in_order(store):
     assert await store.load_meta("m_missing") is None
 
 
+async def test_match_versions_reads_many_matches_at_once_and_skips_missing_ones(store, monkeypatch):
+    import server.storage.repository as repository
+
+    ada = await make_player(store)
+    metas = [await make_match(store, ada) for _ in range(5)]
+    moved = _next(metas[2])
+    assert await store.commit(Change(metas[2].version, moved, _action(1, moved.version, "c1")))
+    monkeypatch.setattr(repository, "VERSIONS_AT_ONCE", 2)  # so it takes several queries
+    ids = [m.match_id for m in metas] + ["m_missing"]
+    assert await store.match_versions(ids) == {m.match_id: (1 if i == 2 else 0) for i, m in enumerate(metas)}
+    assert await store.match_versions([]) == {}
+
+
 async def test_a_match_loads_as_of_its_row_even_if_a_newer_action_is_read_with_it(store):
     """The row and the actions are two reads: an action committed in between (newer than the
     row that was read) must not be replayed under the row's older version."""
