@@ -42,12 +42,8 @@ class SqlStore:
 
     async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
         async with self.sessions() as s:
-            row = (
-                await s.execute(select(Player).where(Player.token_hash == token_hash))
-            ).scalar_one_or_none()
-        if row is None:
-            return None
-        return PlayerRecord(row.id, row.name, row.token_hash, row.created_at)
+            row = (await s.execute(_PLAYER_QUERY, {"token_hash": token_hash})).one_or_none()
+        return None if row is None else PlayerRecord(*row)
 
     # --- matches ------------------------------------------------------------------------------
 
@@ -55,17 +51,9 @@ class SqlStore:
         async with self.sessions.begin() as s:
             s.add(Match(id=meta.match_id, **_row_values(meta), **_fixed_values(meta)))
 
-    def _meta_query(self) -> Select[Any]:
-        p0, p1 = aliased(Player), aliased(Player)
-        return (
-            select(Match, p0.name, p1.name)
-            .join(p0, Match.seat0_id == p0.id)
-            .outerjoin(p1, Match.seat1_id == p1.id)
-        )
-
     async def load_meta(self, match_id: str) -> MatchMeta | None:
         async with self.sessions() as s:
-            row = (await s.execute(self._meta_query().where(Match.id == match_id))).one_or_none()
+            row = (await s.execute(_META_QUERY.where(Match.id == match_id))).one_or_none()
         return None if row is None else _meta(*row)
 
     async def match_versions(self, match_ids: list[str]) -> dict[str, int]:
@@ -80,18 +68,10 @@ class SqlStore:
 
     async def load_match(self, match_id: str) -> tuple[MatchMeta, list[StoredAction]] | None:
         async with self.sessions() as s, s.begin():
-            row = (await s.execute(self._meta_query().where(Match.id == match_id))).one_or_none()
+            row = (await s.execute(_META_QUERY.where(Match.id == match_id))).one_or_none()
             if row is None:
                 return None
-            actions = (
-                (
-                    await s.execute(
-                        select(MatchAction).where(MatchAction.match_id == match_id).order_by(MatchAction.seq)
-                    )
-                )
-                .scalars()
-                .all()
-            )
+            actions = (await s.execute(_ACTIONS_QUERY, {"match_id": match_id})).all()
         meta = _meta(*row)
         # The two reads may see different commits (each statement of a Postgres READ COMMITTED
         # transaction takes its own snapshot): an action committed between them is newer than
@@ -175,8 +155,7 @@ class SqlStore:
             total = (await s.execute(select(func.count()).select_from(Match).where(where))).scalar_one()
             rows = (
                 await s.execute(
-                    self._meta_query()
-                    .where(where)
+                    _META_QUERY.where(where)
                     .order_by(Match.created_at.desc(), Match.id.desc())
                     .limit(limit)
                     .offset(offset)
@@ -318,6 +297,29 @@ _ROW_COLUMNS = (
     "updated_at",
 )
 _MATCHES = Match.__table__
+# Read statements built once: building them per call (the seat aliases above all) cost as much
+# CPU as running them.
+_p0, _p1 = aliased(Player), aliased(Player)
+_META_QUERY: Select[Any] = (
+    select(Match, _p0.name, _p1.name)
+    .join(_p0, Match.seat0_id == _p0.id)
+    .outerjoin(_p1, Match.seat1_id == _p1.id)
+)
+_PLAYER_QUERY = select(Player.id, Player.name, Player.token_hash, Player.created_at).where(
+    Player.token_hash == bindparam("token_hash")
+)
+_ACTIONS_QUERY = (
+    select(
+        MatchAction.seq,
+        MatchAction.seat,
+        MatchAction.action,
+        MatchAction.client_id,
+        MatchAction.version,
+        MatchAction.created_at,
+    )
+    .where(MatchAction.match_id == bindparam("match_id"))
+    .order_by(MatchAction.seq)
+)
 _UPDATE_MATCH = (
     update(_MATCHES)
     .where(_MATCHES.c.id == bindparam("_id"), _MATCHES.c.version == bindparam("_expected"))
