@@ -109,6 +109,19 @@ async def test_on_sqlite_a_batch_is_a_few_statements_whatever_its_size(tmp_path)
         await engine.dispose()
 
 
+async def test_a_sqlite_too_old_for_the_batched_writes_is_refused_at_start(tmp_path, monkeypatch):
+    import sqlite3
+
+    monkeypatch.setattr(sqlite3, "sqlite_version_info", (3, 31, 1))
+    monkeypatch.setattr(sqlite3, "sqlite_version", "3.31.1")
+    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'old.db'}")
+    try:
+        with pytest.raises(RuntimeError, match=r"SQLite 3\.31\.1 is too old.*3\.33\.0 or later"):
+            GroupCommitStore(engine)
+    finally:
+        await engine.dispose()
+
+
 async def test_a_change_at_a_stale_version_writes_nothing_and_the_rest_of_its_batch_lands(store):
     a, b, c = await matches(store, 3)
     assert await store.commit(step(b, 1))
