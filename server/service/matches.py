@@ -402,21 +402,24 @@ class MatchService:
     # --- live play (WebSocket) ----------------------------------------------------------------
 
     async def open(self, match_id: str, token: Any) -> tuple[LiveMatch, int | None]:
-        """Who ``token`` is in ``match_id``: a seat, or None for the match's watch token."""
+        """Who ``token`` is in ``match_id``: a seat, or None for the match's watch token.
+
+        A copy this process already held may be behind the store (another process wrote and
+        its notice has not arrived yet): it is caught up here, so that what the caller sends
+        next is current. A copy loaded from the store by this call is not read again."""
+        held = match_id in self._live
         live = await self._get(match_id)
         if not isinstance(token, str) or not token:
             raise Unauthorized("hello needs a token: a seat's player token or the match's watch token")
         token_hash = hash_token(token)
+        if held:
+            async with live.lock:
+                await self._catch_up(live)  # also: maybe the player joined through another process
         if hmac.compare_digest(live.meta.watch_token_hash, token_hash):
             return live, None
         player = await self.store.player_by_token_hash(token_hash)
-        if player is None:
+        if player is None or player.player_id not in live.meta.seat_ids:
             raise Unauthorized("this token has no seat in this match")
-        if player.player_id not in live.meta.seat_ids:
-            async with live.lock:  # maybe the player joined through another process
-                await self._catch_up(live)
-            if player.player_id not in live.meta.seat_ids:
-                raise Unauthorized("this token has no seat in this match")
         # A computer turn interrupted by a crash resumes as soon as someone looks.
         self._schedule_bot(live)
         return live, live.meta.seat_ids.index(player.player_id)
@@ -427,8 +430,7 @@ class MatchService:
     async def subscribe(self, live: LiveMatch, subscriber: Subscriber) -> None:
         """Start sending ``subscriber`` its view of every change, beginning with the current one."""
         async with live.lock:
-            await self._fresh(live)
-            await self._catch_up(live)  # another process may have moved it on
+            await self._fresh(live)  # (open() caught up a copy that may have fallen behind)
             before, local = self.connected(live), live.connected()
             live.subscribers.add(subscriber)
             live.last_used = time.monotonic()

@@ -375,6 +375,48 @@ async def test_a_process_whose_copy_is_behind_catches_up_instead_of_refusing(eng
     await two.close()
 
 
+async def test_a_hello_to_a_process_whose_copy_is_behind_starts_from_the_current_state(engine):
+    """No broadcaster between two services. The store's version is read again only for a copy
+    the process already held, not for one the hello itself just loaded."""
+
+    class CountingStore(SqlStore):
+        version_reads = 0
+
+        async def match_versions(self, match_ids):
+            self.version_reads += 1
+            return await super().match_versions(match_ids)
+
+    async def match(service):
+        ada, ada_token = await service.create_player("Ada")
+        bob, _ = await service.create_player("Bob")
+        created = await service.create_match(ada, opponent="human")
+        await service.join(bob, created.meta.match_id, created.invite)
+        return await service._get(created.meta.match_id), ada_token, created.watch_token
+
+    one = MatchService(SqlStore(engine), bot_delay=0)
+    live, ada_token, watch_token = await match(one)
+    store = CountingStore(engine)
+    two = MatchService(store, bot_delay=0)
+    held = await two._get(live.match_id)  # two's copy, soon behind
+    await one.act(live, live.state.to_act, "m1", live.meta.version, {"kind": "pass"})
+    assert held.meta.version == live.meta.version - 1
+    for token, seat in ((ada_token, 0), (watch_token, None)):
+        store.version_reads = 0
+        opened, got = await two.open(live.match_id, token)
+        assert (opened, got) == (held, seat) and store.version_reads == 1
+        reader = Recorder(seat)
+        await two.subscribe(opened, reader)
+        assert reader.messages[0]["version"] == live.meta.version  # not the old copy's
+    # A match the hello loads itself: its version is not read again.
+    other, other_token, _ = await match(one)
+    store.version_reads = 0
+    opened, seat = await two.open(other.match_id, other_token)
+    await two.subscribe(opened, Recorder(seat))
+    assert seat == 0 and store.version_reads == 0
+    await one.close()
+    await two.close()
+
+
 async def test_resync_brings_every_copy_that_fell_behind_up_to_date_and_tells_its_clients(engine):
     """What a process does after its notices may have been lost (a dropped LISTEN connection)."""
     one = MatchService(SqlStore(engine), bot_delay=0)
