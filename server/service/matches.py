@@ -179,6 +179,10 @@ class MatchService:
         self._presence: dict[str, dict[str, tuple[bool, bool, float]]] = {}
         """Other processes' sockets: match id -> peer -> (seat 0, seat 1, expiry)."""
         self._presence_task: asyncio.Task[None] | None = None
+        self._players: dict[str, PlayerRecord] = {}
+        """Players known by token hash, most recently used last (at most ``PLAYERS_KNOWN``):
+        a player never changes and no token is ever revoked, so every hello and REST call of
+        the same player need not read the store again. Unknown tokens are not remembered."""
         self.thinking = thinking
         """Worker processes for the slow levels' moves (None: a thread of this process). Used
         with the standard bots only: a custom ``bot_factory`` thinks here."""
@@ -213,6 +217,7 @@ class MatchService:
         token = new_token()
         player = PlayerRecord("p_" + secrets.token_hex(8), name, hash_token(token), utcnow())
         await self.store.create_player(player)
+        self._remember_player(player)
         self.metrics.players_created.inc()
         log.info("player created", extra={"player_id": player.player_id})
         return player, token
@@ -220,10 +225,21 @@ class MatchService:
     async def authenticate(self, token: str | None) -> PlayerRecord:
         if not token:
             raise Unauthorized("missing token: send Authorization: Bearer TOKEN")
-        player = await self.store.player_by_token_hash(hash_token(token))
+        player = await self._player(hash_token(token))
         if player is None:
             raise Unauthorized("unknown token")
         return player
+
+    async def _player(self, token_hash: str) -> PlayerRecord | None:
+        player = self._players.pop(token_hash, None) or await self.store.player_by_token_hash(token_hash)
+        if player is not None:
+            self._remember_player(player)
+        return player
+
+    def _remember_player(self, player: PlayerRecord) -> None:
+        self._players[player.token_hash] = player
+        if len(self._players) > PLAYERS_KNOWN:
+            del self._players[next(iter(self._players))]
 
     # --- matches over REST --------------------------------------------------------------------
 
@@ -417,7 +433,7 @@ class MatchService:
                 await self._catch_up(live)  # also: maybe the player joined through another process
         if hmac.compare_digest(live.meta.watch_token_hash, token_hash):
             return live, None
-        player = await self.store.player_by_token_hash(token_hash)
+        player = await self._player(token_hash)
         if player is None or player.player_id not in live.meta.seat_ids:
             raise Unauthorized("this token has no seat in this match")
         # A computer turn interrupted by a crash resumes as soon as someone looks.
@@ -946,6 +962,9 @@ class MatchService:
                 log.exception("thinking worker failed; thinking here", extra={"match_id": live.match_id})
         return await asyncio.to_thread(live.bot.choose, view)
 
+
+PLAYERS_KNOWN = 10_000
+"""Players a process remembers by token (about 200 bytes each)."""
 
 BOT_RETRIES = 5
 """Version races lost in a row before the computer's turn is given up (and logged): the next

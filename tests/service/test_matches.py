@@ -12,7 +12,14 @@ import random
 import pytest
 
 from server.service import InProcessBroadcaster, MatchService
-from server.service.errors import BadMessage, IllegalAction, NotYourTurn, StaleVersion, Unavailable
+from server.service.errors import (
+    BadMessage,
+    IllegalAction,
+    NotYourTurn,
+    StaleVersion,
+    Unauthorized,
+    Unavailable,
+)
 from server.storage import SqlStore, create_engine, upgrade
 
 
@@ -413,6 +420,42 @@ async def test_a_hello_to_a_process_whose_copy_is_behind_starts_from_the_current
     opened, seat = await two.open(other.match_id, other_token)
     await two.subscribe(opened, Recorder(seat))
     assert seat == 0 and store.version_reads == 0
+    await one.close()
+    await two.close()
+
+
+async def test_players_are_remembered_by_token_but_unknown_tokens_are_not(engine, monkeypatch):
+    import server.service.matches as matches_module
+
+    class CountingStore(SqlStore):
+        player_reads = 0
+
+        async def player_by_token_hash(self, token_hash):
+            self.player_reads += 1
+            return await super().player_by_token_hash(token_hash)
+
+    monkeypatch.setattr(matches_module, "PLAYERS_KNOWN", 2)
+    one = MatchService(SqlStore(engine), bot_delay=0)
+    store = CountingStore(engine)
+    two = MatchService(store, bot_delay=0)
+    ada, ada_token = await one.create_player("Ada")  # made by another process
+    assert (await two.authenticate(ada_token)) == ada and store.player_reads == 1
+    created = await two.create_match(ada)
+    _, seat = await two.open(created.meta.match_id, ada_token)
+    assert seat == 0 and (await two.authenticate(ada_token)) == ada
+    assert store.player_reads == 1  # remembered
+    for _ in range(2):
+        with pytest.raises(Unauthorized):
+            await two.authenticate("no-such-token")
+    assert store.player_reads == 3  # an unknown token is asked every time
+    _, bob_token = await two.create_player("Bob")  # known from the start
+    await two.authenticate(bob_token)
+    assert store.player_reads == 3
+    _, cy_token = await two.create_player("Cy")  # a third: the least recent (Ada) is forgotten
+    await two.authenticate(cy_token)
+    await two.authenticate(bob_token)
+    assert store.player_reads == 3
+    assert (await two.authenticate(ada_token)) == ada and store.player_reads == 4
     await one.close()
     await two.close()
 
