@@ -10,8 +10,8 @@ besides the server's own; ``*`` allows any), ``GINRUMMY_MIGRATE`` (``0`` to skip
 at startup, when a separate ``python -m server migrate`` job runs them), ``GINRUMMY_BROADCAST``
 (``local`` or ``postgres``: how changes reach other server processes; default ``postgres`` on a
 Postgres database, else ``local``), ``GINRUMMY_BOT_WORKERS`` (processes that think for the Hard
-computer; ``0`` thinks in a thread of the server process; default: one fewer than the usable cores, at
-most 4).
+computer; ``0`` thinks in a thread of the server process; default: one fewer than the usable
+cores, at most 4).
 """
 
 from __future__ import annotations

@@ -77,11 +77,8 @@ class SqlStore:
         # transaction takes its own snapshot): an action committed between them is newer than
         # the row. Keep the actions up to the row's version, so the pair is one moment of the
         # match; a version read torn apart once showed a seat a turn it did not have.
-        return meta, [
-            StoredAction(a.seq, a.seat, a.action, a.client_id, a.version, a.created_at)
-            for a in actions
-            if a.version <= meta.version
-        ]
+        # _ACTIONS_QUERY reads StoredAction's fields, in order.
+        return meta, [StoredAction(*a) for a in actions if a.version <= meta.version]
 
     async def commit(self, change: Change) -> bool:
         # The hot path (one call per action): statements built once with bound parameters, on
