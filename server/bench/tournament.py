@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.bots import LEVELS, make_bot
+from server.bots import DIFFICULTIES, make_bot
 from server.rules import (
     RULES,
     Action,
@@ -48,7 +48,7 @@ from server.rules import (
 )
 from server.rules.cards import DECK, VALUES
 
-PLAYERS = (*LEVELS, "simple")
+PLAYERS = (*DIFFICULTIES, "simple")
 
 # OpenSpiel's card index: suit-major in suit order s c d h; ours: c d h s.
 _OS_SUIT = {0: 1, 1: 2, 2: 3, 3: 0}

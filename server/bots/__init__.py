@@ -21,23 +21,62 @@ randomness from a private ``random.Random`` seeded from ``seed``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from types import MappingProxyType
+
 from .base import Bot
 from .easy import EasyBot
 from .hard import HardBot
 from .normal import NormalBot
 
-LEVELS = ("easy", "normal", "hard")
 
-_CLASSES: dict[str, type[Bot]] = {"easy": EasyBot, "normal": NormalBot, "hard": HardBot}
+@dataclass(frozen=True, slots=True)
+class Difficulty:
+    """One computer difficulty: its wire name, the words a client shows, and its bot.
+
+    >>> DIFFICULTIES["hard"]
+    DIFFICULTIES['hard']
+    >>> [d.label for d in DIFFICULTIES.values()]
+    ['Easy', 'Normal', 'Hard']
+    """
+
+    name: str
+    label: str
+    description: str
+    bot: type[Bot]
+    slow: bool = False
+    """Thinks for tens of milliseconds: the service computes its moves away from the event loop."""
+
+    def __repr__(self) -> str:
+        return f"DIFFICULTIES[{self.name!r}]"
 
 
-def make_bot(level: str, seed: int | str = 0, **options: int) -> Bot:
-    """A computer player of ``level``. ``options`` tune Hard's simulation budget
+DIFFICULTIES: MappingProxyType[str, Difficulty] = MappingProxyType(
+    {
+        d.name: d
+        for d in (
+            Difficulty("easy", "Easy", "Relaxed: misses chances and keeps high cards too long.", EasyBot),
+            Difficulty("normal", "Normal", "Solid and greedy: knocks as soon as it can.", NormalBot),
+            Difficulty(
+                "hard",
+                "Hard",
+                "Tracks every card, avoids feeding you and simulates the rest of the hand.",
+                HardBot,
+                slow=True,
+            ),
+        )
+    }
+)
+"""The computer's difficulties, easiest first: the one list every name is derived from."""
+
+
+def make_bot(difficulty: str, seed: int | str = 0, **options: int) -> Bot:
+    """A computer player of ``difficulty``. ``options`` tune Hard's simulation budget
     (``worlds``, ``candidates``); the defaults are the real configuration."""
-    cls = _CLASSES.get(level) if isinstance(level, str) else None
-    if cls is None:
-        raise ValueError(f"unknown level {level!r}; expected one of {LEVELS}")
-    return cls(seed, **options)
+    found = DIFFICULTIES.get(difficulty) if isinstance(difficulty, str) else None
+    if found is None:
+        raise ValueError(f"unknown difficulty {difficulty!r}; expected one of {list(DIFFICULTIES)}")
+    return found.bot(seed, **options)
 
 
-__all__ = ["LEVELS", "Bot", "EasyBot", "HardBot", "NormalBot", "make_bot"]
+__all__ = ["DIFFICULTIES", "Bot", "Difficulty", "EasyBot", "HardBot", "NormalBot", "make_bot"]

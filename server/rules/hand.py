@@ -111,9 +111,11 @@ class SeatView:
     history: tuple[Event, ...]
     legal_actions: tuple[Action, ...]
     result: HandResult | None
+    knock_limit: int = 10
+    """The most deadwood a knock may leave in this hand (0: gin only)."""
     discard_deadwood: tuple[tuple[Card, int], ...] = ()
     """When this seat must discard: each legal discard and the deadwood the other cards leave
-    (a knock is legal when it is within ``rules.knock_limit``; gin when 0)."""
+    (a knock is legal when it is within ``knock_limit``; gin when 0)."""
 
     @property
     def opponent_count(self) -> int:
@@ -149,6 +151,7 @@ class SeatView:
             "history": [e.to_wire() for e in self.history],
             "legal_actions": [a.to_wire() for a in self.legal_actions],
             "result": self.result.to_wire() if self.result else None,
+            "knock_limit": self.knock_limit,
             "discard_deadwood": {c.code: dw for c, dw in self.discard_deadwood},
         }
 
@@ -464,6 +467,7 @@ class HandState:
             history=tuple(self.history),
             legal_actions=tuple(self.legal_actions()) if own and seat == self.to_act else (),
             result=self.result,
+            knock_limit=self.rules.knock_limit,
             discard_deadwood=tuple(sorted(self.knock_options().items()))
             if own and seat == self.to_act
             else (),

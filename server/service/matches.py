@@ -31,7 +31,7 @@ from typing import Any, Protocol, TypeVar
 
 import msgspec
 
-from server.bots import make_bot
+from server.bots import DIFFICULTIES, make_bot
 from server.rules import RULES, Action, MatchState, RulesError, SeatView, new_match
 
 from . import views
@@ -68,9 +68,6 @@ from .views import COMPUTER_SEAT
 log = logging.getLogger("server.service")
 
 OPPONENTS = ("computer", "human")
-SLOW_LEVELS = frozenset({"hard"})
-"""Computer levels whose move is computed away from the event loop (see ``_bot_move``)."""
-DIFFICULTIES = ("easy", "normal", "hard")
 STATUSES = ("waiting", "active", "finished")
 MAX_NAME = 40
 T = TypeVar("T")
@@ -925,7 +922,7 @@ class MatchService:
         view = live.state.hand.view(COMPUTER_SEAT)
         started = time.perf_counter()
         try:
-            if live.meta.difficulty not in SLOW_LEVELS:
+            if not DIFFICULTIES[live.meta.difficulty or "normal"].slow:
                 # Easy and Normal choose in well under a millisecond: a thread hop would cost
                 # more than the thinking (and, under load, tens of ms of GIL hand-offs).
                 action = live.bot.choose(view)

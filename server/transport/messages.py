@@ -97,6 +97,7 @@ class Hand(_Strict):
     history: list[Event]
     legal_actions: list[WireAction]
     result: HandResult | None
+    knock_limit: Annotated[int, Meta(ge=0, le=10, description="The most deadwood a knock may leave in this hand (0: gin only)")]
     discard_deadwood: dict[Card, int]
 
 

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from server.bots import LEVELS, make_bot
+from server.bots import DIFFICULTIES, make_bot
 from server.rules import RULES, Card, Event, HandState, SeatView, deal
 from server.rules.cards import DECK
 
@@ -19,15 +19,15 @@ def bot(level: str, seed: int | str = 0):
 
 
 def test_make_bot_builds_every_level_and_rejects_unknown_ones() -> None:
-    for level in LEVELS:
+    for level in DIFFICULTIES:
         assert make_bot(level, 1).level == level
-    with pytest.raises(ValueError, match="unknown level"):
+    with pytest.raises(ValueError, match="unknown difficulty"):
         make_bot("expert", 1)
     with pytest.raises(TypeError):
         make_bot("easy", 1.5)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("level", DIFFICULTIES)
 def test_a_bot_refuses_anything_but_a_seat_view(level: str) -> None:
     hand = deal(RULES["house"], starter=0, seed=1)
     with pytest.raises(TypeError, match="SeatView"):
@@ -36,7 +36,7 @@ def test_a_bot_refuses_anything_but_a_seat_view(level: str) -> None:
         bot(level).choose(hand.view(0).to_wire())  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("level", DIFFICULTIES)
 def test_a_bot_refuses_to_act_out_of_turn_or_as_a_watcher(level: str) -> None:
     hand = deal(RULES["house"], starter=0, seed=1)
     with pytest.raises(ValueError, match="no legal action"):
@@ -62,7 +62,7 @@ def _cards_in(value: object) -> set[Card]:
     return out
 
 
-@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("level", DIFFICULTIES)
 def test_bots_receive_only_a_seat_view_holding_no_hidden_card(level: str) -> None:
     """Spy on every call: the argument is exactly a SeatView, and every card it holds is the
     bot's own or public (the discard pile and cards named in the public history)."""
@@ -86,7 +86,7 @@ def test_bots_receive_only_a_seat_view_holding_no_hidden_card(level: str) -> Non
             hand.apply(bots[seat].choose(view), seat)
 
 
-@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("level", DIFFICULTIES)
 def test_same_seed_and_view_give_the_same_action_in_any_order(level: str) -> None:
     views = []
     for seed in range(12):
@@ -111,7 +111,7 @@ def test_different_seeds_may_differ_but_never_leave_the_legal_actions() -> None:
     hand.apply(hand.legal_actions()[1])
     hand.apply(hand.legal_actions()[0])  # draw from the stock
     view = hand.view(0)
-    for level in LEVELS:
+    for level in DIFFICULTIES:
         for seed in range(10):
             assert bot(level, seed).choose(view) in view.legal_actions
 

@@ -10,7 +10,7 @@ import itertools
 
 import pytest
 
-from server.bots import LEVELS, make_bot
+from server.bots import DIFFICULTIES, make_bot
 from server.rules import RULES, Phase, SeatView, deal
 
 SMALL_HARD = {"worlds": 1, "candidates": 2, "lookahead": 0}
@@ -40,7 +40,7 @@ def play_hand(levels: tuple[str, str], rules: str, seed: int, hard_options: dict
     raise AssertionError(f"hand {seed} between {levels} did not end in {MAX_ACTIONS} actions")
 
 
-PAIRS = list(itertools.combinations_with_replacement(LEVELS, 2))
+PAIRS = list(itertools.combinations_with_replacement(DIFFICULTIES, 2))
 # Seeds per pair; each seed is played twice, seats swapped (about 6,000 hands in all).
 HANDS = {("easy", "easy"): 750, ("easy", "normal"): 750, ("normal", "normal"): 750, ("hard", "hard"): 150}
 HARD_HANDS = 250
@@ -57,7 +57,7 @@ def test_every_pair_of_levels_plays_seeded_hands_legally_to_the_end(levels: tupl
 
 def test_real_hard_plays_whole_hands() -> None:
     """The shipped configuration (no reduced budget) on a few hands against each level."""
-    for seed, opponent in enumerate(LEVELS):
+    for seed, opponent in enumerate(DIFFICULTIES):
         play_hand(("hard", opponent), "house", 10_000 + seed, hard_options={})
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.bots import LEVELS, make_bot
+from server.bots import DIFFICULTIES, make_bot
 from server.rules import Discard, Draw, Knock, Source, TakeUpcard
 
 from . import scenarios
@@ -18,13 +18,13 @@ def choices(level: str, state, **options) -> list:
     return [make_bot(level, seed, **options).choose(view) for seed in SEEDS]
 
 
-@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("level", DIFFICULTIES)
 def test_every_level_takes_an_upcard_that_completes_a_meld(level: str) -> None:
     state = scenarios.upcard_completes_a_meld()
     assert choices(level, state) == [TakeUpcard()] * len(SEEDS)
 
 
-@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("level", DIFFICULTIES)
 def test_every_level_takes_a_discard_that_completes_a_meld(level: str) -> None:
     state = scenarios.discard_completes_a_meld()
     assert choices(level, state) == [Draw(Source.DISCARD)] * len(SEEDS)
