@@ -142,7 +142,8 @@ class SeatView:
             "dealer": self.dealer,
             "phase": self.phase.value,
             "to_act": self.to_act,
-            "hand": [c.code for c in self.hand],
+            "cards": [c.code for c in self.hand],
+            "hand": [c.code for c in self.hand],  # the v1 name of "cards", kept for old clients
             "melds": [m.to_wire() for m in arr.melds] if arr else [],
             "deadwood": arr.deadwood if arr else None,
             "hand_counts": list(self.hand_counts),

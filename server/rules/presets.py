@@ -31,6 +31,8 @@ class Rules:
     """
 
     name: str
+    label: str
+    """What a client shows, e.g. ``"House rules"``."""
     description: str
     target: int
     knock_limit: int
@@ -53,6 +55,7 @@ class Rules:
     def to_wire(self) -> dict[str, Any]:
         return {
             "name": self.name,
+            "label": self.label,
             "description": self.description,
             "target": self.target,
             "knock_limit": self.knock_limit,

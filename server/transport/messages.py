@@ -88,7 +88,8 @@ class Hand(_Strict):
     dealer: Seat
     phase: Literal["upcard", "draw", "discard", "over"]
     to_act: Seat | None
-    hand: list[Card]
+    cards: Annotated[list[Card], Meta(description="The seat's own cards, in best-meld order (none for a watcher)")]
+    hand: Annotated[list[Card], Meta(description="Deprecated: the v1 name of `cards` (the same list); removed in v2")]
     melds: list[list[Card]]
     deadwood: int | None
     hand_counts: list[int]
@@ -110,6 +111,7 @@ class Player(_Strict):
 
 class RulesView(_Strict):
     name: Literal["house", "classic"]
+    label: str
     description: str
     target: int
     knock_limit: int

@@ -200,6 +200,10 @@ _SCHEMAS: dict[str, Any] = {
         "type": "object",
         "properties": {"rules": {"type": "array", "items": {"type": "object"}}},
     },
+    "Difficulties": {
+        "type": "object",
+        "properties": {"difficulties": {"type": "array", "items": {"type": "object"}}},
+    },
 }
 
 
@@ -342,6 +346,13 @@ def openapi_document() -> dict[str, Any]:
                 "summary": "The rule presets (house, classic)",
                 "security": [],
                 "responses": _ok("RulePresets", "The presets"),
+            }
+        },
+        "/api/difficulties": {
+            "get": {
+                "summary": "The computer's difficulties (easy, normal, hard), easiest first",
+                "security": [],
+                "responses": _ok("Difficulties", "The difficulties"),
             }
         },
         "/api/protocol.schema.json": {

@@ -12,6 +12,7 @@ from typing import Any
 
 from aiohttp import web
 
+from server.bots import DIFFICULTIES
 from server.rules import RULES
 from server.service import MatchMeta, PlayerRecord
 from server.service.errors import BadRequest, Unauthorized
@@ -181,6 +182,18 @@ async def resign_match(request: web.Request) -> web.Response:
 async def rules(request: web.Request) -> web.Response:
     await _limit(request)
     return json_response({"rules": [{**r.to_wire(), "guide": r.guide} for r in RULES.values()]})
+
+
+@routes.get("/api/difficulties")
+async def difficulties(request: web.Request) -> web.Response:
+    await _limit(request)
+    return json_response(
+        {
+            "difficulties": [
+                {"name": d.name, "label": d.label, "description": d.description} for d in DIFFICULTIES.values()
+            ]
+        }
+    )
 
 
 @routes.get("/api/openapi.json")

@@ -300,6 +300,10 @@ async def test_rules_openapi_docs_health_and_metrics_are_served(make_client):
     client = await make_client()
     rules = await (await client.get("/api/rules")).json()
     assert {r["name"] for r in rules["rules"]} == {"house", "classic"}
+    assert {r["label"] for r in rules["rules"]} == {"House rules", "Classic rules"}
+    difficulties = await (await client.get("/api/difficulties")).json()
+    assert [d["name"] for d in difficulties["difficulties"]] == ["easy", "normal", "hard"]
+    assert all(d["label"] and d["description"] for d in difficulties["difficulties"])
     doc = await (await client.get("/api/openapi.json")).json()
     assert doc["openapi"].startswith("3.")
     assert {"/api/players", "/api/matches", "/api/matches/{match_id}/join", "/api/players/me/stats"} <= set(
