@@ -745,7 +745,10 @@ class _Quiet:
     def __init__(self) -> None:
         self.received = 0
 
-    def deliver(self, text: str) -> None:
+    def deliver(self, update: Any) -> None:
+        from server.transport.present import state_message
+
+        state_message(update)  # framed, as a socket would
         self.received += 1
 
 
@@ -772,7 +775,8 @@ async def measure_service_memory(matches: int, actions_each: int = 12) -> dict[s
             return live, sub
 
         async def advance(live: Any) -> None:
-            from server.service.views import view_payload
+            from server.service import SeatUpdate
+            from server.transport.present import view_payload
 
             for _ in range(actions_each):
                 for _ in range(200):  # the computer's turn runs as a task: wait for it
@@ -782,7 +786,7 @@ async def measure_service_memory(matches: int, actions_each: int = 12) -> dict[s
                     await asyncio.sleep(0.001)
                 if live.meta.status != "active":
                     return
-                view = view_payload(live.meta, live.state, 0, (True, True))
+                view = view_payload(SeatUpdate(live.meta, live.state.view(0), (True, True)))
                 await service.act(live, 0, f"m{rng.random()}", live.meta.version, choose(view, rng))
 
         warm = await one()
@@ -817,9 +821,10 @@ def measure_game_work(difficulty: str, matches: int = 100, seed: int = 1) -> dic
 
     from server.bots import make_bot
     from server.rules import Action, new_match
+    from server.service import SeatUpdate
     from server.service.matches import encode
     from server.service.ports import MatchMeta
-    from server.service.views import view_payload
+    from server.transport.present import view_payload
 
     rng = random.Random(seed)
     now = datetime.now(UTC)
@@ -831,7 +836,7 @@ def measure_game_work(difficulty: str, matches: int = 100, seed: int = 1) -> dic
             ["p_work", None], ["Work", None], "", None, 1, [0, 0], [0, 0], None, None, None, now, now,
         )  # fmt: skip
         bot = make_bot(difficulty, f"work-{seed}-{i}")
-        view = view_payload(meta, state, 0, (True, True))
+        view = view_payload(SeatUpdate(meta, state.view(0), (True, True)))
         started = time.process_time()
         while not state.is_over:
             if state.to_act == 0:
@@ -839,7 +844,7 @@ def measure_game_work(difficulty: str, matches: int = 100, seed: int = 1) -> dic
                 player_actions += 1
             else:
                 state.apply(bot.choose(state.hand.view(1)), 1)
-            view = view_payload(meta, state, 0, (True, True))
+            view = view_payload(SeatUpdate(meta, state.view(0), (True, True)))
             encode({"type": "state", "version": 0, "view": view})
         cpu += time.process_time() - started
     return {

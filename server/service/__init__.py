@@ -6,7 +6,7 @@ It depends on the rules and the bots only; it never imports aiohttp or SQLAlchem
 from .errors import ServiceError
 from .matches import CreatedMatch, LiveMatch, MatchService, Subscriber, hash_token
 from .metrics import Metrics
-from .ports import Broadcaster, InProcessBroadcaster, MatchMeta, PlayerRecord, Store
+from .ports import Broadcaster, InProcessBroadcaster, MatchMeta, MatchRecord, PlayerRecord, SeatUpdate, Store
 
 __all__ = [
     "Broadcaster",
@@ -14,9 +14,11 @@ __all__ = [
     "InProcessBroadcaster",
     "LiveMatch",
     "MatchMeta",
+    "MatchRecord",
     "MatchService",
     "Metrics",
     "PlayerRecord",
+    "SeatUpdate",
     "ServiceError",
     "Store",
     "Subscriber",

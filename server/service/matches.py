@@ -29,12 +29,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
 
-import msgspec
-
 from server.bots import DIFFICULTIES, make_bot
 from server.rules import RULES, Action, MatchState, RulesError, SeatView, new_match
 
-from . import views
 from .errors import (
     AlreadyJoined,
     BadRequest,
@@ -53,17 +50,19 @@ from .errors import (
 )
 from .metrics import Metrics
 from .ports import (
+    COMPUTER_SEAT,
     Broadcaster,
     Change,
     FinishedHand,
     InProcessBroadcaster,
     MatchMeta,
+    MatchRecord,
     PlayerRecord,
+    SeatUpdate,
     Store,
     StoredAction,
 )
 from .thinking import ThinkingPool
-from .views import COMPUTER_SEAT
 
 log = logging.getLogger("server.service")
 
@@ -101,11 +100,11 @@ def clean_name(name: Any) -> str:
 
 class Subscriber(Protocol):
     """A connection listening to a match (the transport's WebSocket). ``deliver`` must not block:
-    it queues the text for sending."""
+    it frames the update at once and queues it for sending."""
 
     seat: int | None
 
-    def deliver(self, text: str) -> None: ...
+    def deliver(self, update: SeatUpdate) -> None: ...
 
 
 @dataclass(eq=False, slots=True)
@@ -140,10 +139,6 @@ class CreatedMatch:
     seat: int
     watch_token: str
     invite: str | None
-
-
-def encode(message: dict[str, Any]) -> str:
-    return msgspec.json.encode(message).decode()
 
 
 class MatchService:
@@ -357,33 +352,17 @@ class MatchService:
             hands = [h for h in hands if h.number < meta.hand_number]
         return meta, hands
 
-    async def record(self, player: PlayerRecord, match_id: str) -> dict[str, Any]:
+    async def record(self, player: PlayerRecord, match_id: str) -> MatchRecord:
         """The complete replay (every deal and action) of a finished match."""
         meta = await self._meta(match_id)
-        self._seat_of(meta, player)
+        seat = self._seat_of(meta, player)
         if meta.status != "finished":
             raise MatchNotOver("the record is available once the match is over")
         loaded = await self.store.load_match(match_id)
         if loaded is None:  # deleted meanwhile
             raise UnknownMatch(f"no match {match_id!r}")
         meta, actions = loaded
-        state = self._replay(meta, actions)
-        results = state.results
-        hands = []
-        for i, hand_log in enumerate(state.log):
-            entry = hand_log.to_wire()
-            entry["result"] = results[i].to_wire() if i < len(results) else None
-            hands.append(entry)
-        return {
-            "match_id": meta.match_id,
-            "seat": meta.seat_ids.index(player.player_id),
-            "rules": meta.rules,
-            "seed": meta.seed,
-            "first_starter": meta.first_starter,
-            "players": views.players(meta),
-            "outcome": meta.outcome,
-            "hands": hands,
-        }
+        return MatchRecord(meta, seat, self._replay(meta, actions))
 
     async def list_matches(
         self,
@@ -449,7 +428,7 @@ class MatchService:
             live.last_used = time.monotonic()
             if live.match_id not in self._live:
                 self._remember(live)
-            subscriber.deliver(self.state_message(live, subscriber.seat))
+            subscriber.deliver(self.update(live, subscriber.seat))
             if live.connected() != local:
                 await self.broadcaster.publish_presence(live.match_id, live.connected())
             if self.connected(live) != before:
@@ -470,16 +449,15 @@ class MatchService:
                 self._live.pop(live.match_id, None)
         self._evict()
 
-    async def current_state(self, live: LiveMatch, seat: int | None) -> str:
-        """The ``state`` message for ``seat`` as of the last commit."""
+    async def current_state(self, live: LiveMatch, seat: int | None) -> SeatUpdate:
+        """What ``seat`` sees as of the last commit."""
         async with live.lock:
             await self._fresh(live)
-            return self.state_message(live, seat)
+            return self.update(live, seat)
 
-    def state_message(self, live: LiveMatch, seat: int | None) -> str:
-        """Build a ``state`` message; only call it holding the match's lock."""
-        view = views.view_payload(live.meta, live.state, seat, self.connected(live))
-        return encode({"type": "state", "version": live.meta.version, "view": view})
+    def update(self, live: LiveMatch, seat: int | None) -> SeatUpdate:
+        """What ``seat`` sees now; only call it holding the match's lock."""
+        return SeatUpdate(live.meta, live.state.view(seat), self.connected(live))
 
     async def act(
         self,
@@ -673,12 +651,12 @@ class MatchService:
         self._schedule_bot(live)
 
     def _fan_out(self, live: LiveMatch, skip: Subscriber | None = None) -> None:
-        cache: dict[int | None, str] = {}
+        cache: dict[int | None, SeatUpdate] = {}
         for sub in list(live.subscribers):
             if sub is skip:
                 continue
             if sub.seat not in cache:
-                cache[sub.seat] = self.state_message(live, sub.seat)
+                cache[sub.seat] = self.update(live, sub.seat)
             sub.deliver(cache[sub.seat])
 
     # --- presence across processes ------------------------------------------------------------

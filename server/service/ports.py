@@ -14,7 +14,13 @@ import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from server.rules import MatchState, MatchView
+
+COMPUTER_SEAT = 1
+"""The computer always plays seat 1."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +29,32 @@ class PlayerRecord:
     name: str
     token_hash: str
     created_at: datetime
+
+
+class SeatUpdate:
+    """What one seat (``seat=None``: a watcher) is told after a change: the match row, that
+    seat's own view and who is connected. The service hands the same update to every
+    subscriber of that seat; the transport frames it, once (``text`` keeps the framed message).
+    """
+
+    __slots__ = ("connected", "meta", "seat", "text", "view")
+
+    def __init__(self, meta: MatchMeta, view: MatchView, connected: tuple[bool, bool]) -> None:
+        self.meta = meta
+        self.view = view
+        self.seat = view.seat
+        self.connected = connected
+        self.text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    """A finished match, complete, for one of its players: the row, the player's seat and the
+    match rebuilt from its actions (every deal and action, every result)."""
+
+    meta: MatchMeta
+    seat: int
+    state: MatchState
 
 
 @dataclass(slots=True)

@@ -88,8 +88,12 @@ class Hand(_Strict):
     dealer: Seat
     phase: Literal["upcard", "draw", "discard", "over"]
     to_act: Seat | None
-    cards: Annotated[list[Card], Meta(description="The seat's own cards, in best-meld order (none for a watcher)")]
-    hand: Annotated[list[Card], Meta(description="Deprecated: the v1 name of `cards` (the same list); removed in v2")]
+    cards: Annotated[
+        list[Card], Meta(description="The seat's own cards, in best-meld order (none for a watcher)")
+    ]
+    hand: Annotated[
+        list[Card], Meta(description="Deprecated: the v1 name of `cards` (the same list); removed in v2")
+    ]
     melds: list[list[Card]]
     deadwood: int | None
     hand_counts: list[int]
@@ -98,7 +102,9 @@ class Hand(_Strict):
     history: list[Event]
     legal_actions: list[WireAction]
     result: HandResult | None
-    knock_limit: Annotated[int, Meta(ge=0, le=10, description="The most deadwood a knock may leave in this hand (0: gin only)")]
+    knock_limit: Annotated[
+        int, Meta(ge=0, le=10, description="The most deadwood a knock may leave in this hand (0: gin only)")
+    ]
     discard_deadwood: dict[Card, int]
 
 

@@ -16,12 +16,12 @@ from server.bots import DIFFICULTIES
 from server.rules import RULES
 from server.service import MatchMeta, PlayerRecord
 from server.service.errors import BadRequest, Unauthorized
-from server.service.views import summary
 
 from .app import json_response
 from .keys import LIMITER, METRICS, SERVICE, SETTINGS
 from .messages import protocol_schema
 from .openapi import docs_page, openapi_document
+from .present import record, summary
 from .wire import CreateMatch, CreatePlayer, JoinMatch, decode_body
 
 routes = web.RouteTableDef()
@@ -160,7 +160,7 @@ async def match_details(request: web.Request) -> web.Response:
 @routes.get("/api/matches/{match_id}/record")
 async def match_record(request: web.Request) -> web.Response:
     player = await _player(request)
-    return json_response(await request.app[SERVICE].record(player, request.match_info["match_id"]))
+    return json_response(record(await request.app[SERVICE].record(player, request.match_info["match_id"])))
 
 
 @routes.post("/api/matches/{match_id}/join")
@@ -190,7 +190,8 @@ async def difficulties(request: web.Request) -> web.Response:
     return json_response(
         {
             "difficulties": [
-                {"name": d.name, "label": d.label, "description": d.description} for d in DIFFICULTIES.values()
+                {"name": d.name, "label": d.label, "description": d.description}
+                for d in DIFFICULTIES.values()
             ]
         }
     )

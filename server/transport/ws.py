@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import msgspec
 from aiohttp import WSMsgType, web
 
-from server.service import LiveMatch, MatchService
+from server.service import LiveMatch, MatchService, SeatUpdate
 from server.service.errors import (
     NotFound,
     RateLimited,
@@ -34,6 +34,7 @@ from server.service.errors import (
 )
 
 from .keys import METRICS, SERVICE, SETTINGS, SOCKETS
+from .present import state_message
 from .ratelimit import TokenBucket
 from .wire import Act, Hello, Ping, decode_client_message, message_id
 
@@ -79,7 +80,10 @@ class Connection:
 
     # --- outgoing -----------------------------------------------------------------------------
 
-    def deliver(self, text: str) -> None:
+    def deliver(self, update: SeatUpdate) -> None:
+        self._queue(state_message(update))
+
+    def _queue(self, text: str) -> None:
         if self.closing:
             return
         if self.outbox.qsize() >= OUTBOX_LIMIT:
@@ -92,7 +96,7 @@ class Connection:
         self.outbox.put_nowait(text)
 
     def send(self, message: dict[str, Any]) -> None:
-        self.deliver(msgspec.json.encode(message).decode())
+        self._queue(msgspec.json.encode(message).decode())
 
     async def _write_loop(self) -> None:
         while True:

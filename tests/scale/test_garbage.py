@@ -13,8 +13,9 @@ import pytest
 
 from server.bots import make_bot
 from server.rules import new_match
+from server.service import SeatUpdate
 from server.service.ports import MatchMeta
-from server.service.views import view_payload
+from server.transport.present import view_payload
 
 
 def cycles_left_by(work) -> int:
@@ -62,15 +63,15 @@ def test_playing_and_viewing_a_match_against_the_computer_leaves_no_reference_cy
     rng = random.Random(3)
     meta = _meta()
     # Warm up: first calls fill caches (compiled regexes, lazily built tables).
-    view_payload(meta, state, 0, (True, True))
+    view_payload(SeatUpdate(meta, state.view(0), (True, True)))
 
     def play() -> None:
         for _ in range(120):
             if state.is_over:
                 return
             seat = state.to_act
-            view_payload(meta, state, 0, (True, True))
-            view_payload(meta, state, None, (True, True))
+            view_payload(SeatUpdate(meta, state.view(0), (True, True)))
+            view_payload(SeatUpdate(meta, state.view(None), (True, True)))
             if seat == 1:
                 action = bot.choose(state.hand.view(1))
             else:

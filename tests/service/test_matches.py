@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from server.service import InProcessBroadcaster, MatchService
+from server.service import InProcessBroadcaster, MatchService, SeatUpdate
 from server.service.errors import (
     BadMessage,
     IllegalAction,
@@ -21,6 +21,7 @@ from server.service.errors import (
     Unavailable,
 )
 from server.storage import SqlStore, create_engine, upgrade
+from server.transport.present import state_message
 
 
 class Recorder:
@@ -30,8 +31,8 @@ class Recorder:
         self.seat = seat
         self.messages: list[dict] = []
 
-    def deliver(self, text: str) -> None:
-        self.messages.append(json.loads(text))
+    def deliver(self, update: SeatUpdate) -> None:
+        self.messages.append(json.loads(state_message(update)))
 
 
 class SlowStore(SqlStore):
@@ -116,7 +117,7 @@ async def test_nobody_sees_an_action_before_its_commit(engine):
     seat, version = live.state.to_act, live.meta.version
     acting = asyncio.create_task(service.act(live, seat, "a", version, {"kind": "pass"}))
     await asyncio.sleep(0.05)  # the action is applied in memory and its commit is under way
-    seen = json.loads(await service.current_state(live, None))
+    seen = json.loads(state_message(await service.current_state(live, None)))
     assert seen["version"] == version + 1  # it waited for the commit
     assert seen["view"]["hand"]["history"][-1]["kind"] == "pass"
     await acting
@@ -129,7 +130,7 @@ async def test_the_ack_goes_out_before_any_state(engine):
     watcher = Recorder(None)
     await service.subscribe(live, watcher)
     order: list[str] = []
-    watcher.deliver = lambda text: order.append("state")  # type: ignore[method-assign]
+    watcher.deliver = lambda update: order.append("state")  # type: ignore[method-assign]
     await service.act(
         live, live.state.to_act, "a", live.meta.version, {"kind": "pass"}, lambda v: order.append("ack")
     )
@@ -155,7 +156,7 @@ async def test_errors_change_nothing(engine):
     service = MatchService(SqlStore(engine), bot_delay=0)
     live, *_ = await human_match(service)
     seat, version = live.state.to_act, live.meta.version
-    before = json.loads(await service.current_state(live, seat))
+    before = json.loads(state_message(await service.current_state(live, seat)))
     for call, error in (
         (service.act(live, seat, "a", version, {"kind": "fly"}), BadMessage),
         (service.act(live, 1 - seat, "b", version, {"kind": "pass"}), NotYourTurn),
@@ -164,7 +165,7 @@ async def test_errors_change_nothing(engine):
     ):
         with pytest.raises(error):
             await call
-    assert json.loads(await service.current_state(live, seat)) == before
+    assert json.loads(state_message(await service.current_state(live, seat))) == before
     _, actions = await SqlStore(engine).load_match(live.match_id)
     assert actions == []
     await service.close()
@@ -269,7 +270,7 @@ async def test_a_failed_write_with_the_store_down_is_rebuilt_before_the_next_use
         await service.act(live, seat, "lost", version, {"kind": "pass"})
     assert live.stale  # it applied the pass in memory and could not rebuild
     store.down = False
-    seen = json.loads(await service.current_state(live, None))
+    seen = json.loads(state_message(await service.current_state(live, None)))
     assert seen["version"] == version and seen["view"]["hand"]["history"] == []
     await service.act(live, seat, "again", version, {"kind": "pass"})
     _, actions = await SqlStore(engine).load_match(live.match_id)
@@ -491,7 +492,7 @@ async def test_details_and_record_read_the_store_not_an_old_copy(engine):
     meta, _ = await two.details(ada, live.match_id)
     assert meta.status == "finished"
     record = await two.record(ada, live.match_id)
-    assert record["outcome"]["reason"] == "resign"
+    assert record.meta.outcome["reason"] == "resign"
     await one.close()
     await two.close()
 

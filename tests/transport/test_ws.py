@@ -427,7 +427,7 @@ async def test_a_client_that_stops_reading_is_closed_1011_instead_of_buffered_wi
     request = SimpleNamespace(app={SETTINGS: Settings(), METRICS: Metrics()})
     conn = ws_module.Connection(sock, service=None, request=request)
     for i in range(ws_module.OUTBOX_LIMIT + 2):
-        conn.deliver(f'{{"type": "pong", "n": {i}}}')
+        conn._queue(f'{{"type": "pong", "n": {i}}}')
     await asyncio.sleep(0)
     await asyncio.sleep(0)
     assert conn.closing and sock.close_code == ws_module.CLOSE_SLOW_CONSUMER == 1011

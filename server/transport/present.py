@@ -1,4 +1,5 @@
-"""What the service shows: match summaries, each seat's view message and its status line.
+"""What clients are shown: match summaries, records, each seat's ``state`` message and its
+status line, in English.
 
 Every function here builds from a seat's own :class:`~server.rules.MatchView` (or the public
 one) and the match row: it never reads the other hand or the stock, so nothing it returns can
@@ -10,11 +11,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from server.rules import HandResult, MatchState, Phase
+import msgspec
 
-from .ports import MatchMeta
-
-COMPUTER_SEAT = 1
+from server.rules import HandResult, MatchView, Phase
+from server.service.ports import COMPUTER_SEAT, MatchMeta, MatchRecord, SeatUpdate
 
 
 def computer_name(difficulty: str | None) -> str:
@@ -65,11 +65,10 @@ def summary(meta: MatchMeta, viewer: str | None = None) -> dict[str, Any]:
     return out
 
 
-def view_payload(
-    meta: MatchMeta, state: MatchState, seat: int | None, connected: tuple[bool, bool]
-) -> dict[str, Any]:
-    """The ``view`` of a ``state`` message for ``seat`` (None: a watcher's public view)."""
-    match_view = state.view(seat).to_wire()
+def view_payload(update: SeatUpdate) -> dict[str, Any]:
+    """The ``view`` of a ``state`` message: what ``update.seat`` (None: a watcher) sees."""
+    meta, seat = update.meta, update.seat
+    match_view = update.view.to_wire()
     if meta.status != "active":
         # Waiting for the second player, or over (a resignation leaves a hand unfinished):
         # nothing may be sent, so nothing is offered.
@@ -80,9 +79,37 @@ def view_payload(
         "status": meta.status,
         "seat": seat,
         "version": meta.version,
-        "players": players(meta, connected),
+        "players": players(meta, update.connected),
         **{k: v for k, v in match_view.items() if k != "seat"},
-        "status_line": status_line(meta, state, seat),
+        "status_line": status_line(meta, update.view),
+    }
+
+
+def state_message(update: SeatUpdate) -> str:
+    """The ``state`` message for ``update``, framed once however many sockets it goes to."""
+    if update.text is None:
+        message = {"type": "state", "version": update.meta.version, "view": view_payload(update)}
+        update.text = msgspec.json.encode(message).decode()
+    return update.text
+
+
+def record(rec: MatchRecord) -> dict[str, Any]:
+    """The complete replay of a finished match, for the player in seat ``rec.seat``."""
+    meta, state = rec.meta, rec.state
+    hands = []
+    for i, hand_log in enumerate(state.log):
+        entry = hand_log.to_wire()
+        entry["result"] = state.results[i].to_wire() if i < len(state.results) else None
+        hands.append(entry)
+    return {
+        "match_id": meta.match_id,
+        "seat": rec.seat,
+        "rules": meta.rules,
+        "seed": meta.seed,
+        "first_starter": meta.first_starter,
+        "players": players(meta),
+        "outcome": meta.outcome,
+        "hands": hands,
     }
 
 
@@ -111,11 +138,12 @@ def describe_result(meta: MatchMeta, result: HandResult, viewer: int | None) -> 
     return f"{what}: {winner} {scores} {result.points} ({result.breakdown})"
 
 
-def status_line(meta: MatchMeta, state: MatchState, seat: int | None) -> str:
+def status_line(meta: MatchMeta, view: MatchView) -> str:
     """A short sentence saying what is happening and what the viewer may do."""
+    seat = view.seat
     if meta.status == "waiting":
         return "Waiting for an opponent to join"
-    outcome = state.outcome
+    outcome = view.outcome
     if outcome is not None:
         winner = _name(meta, outcome.winner, seat)
         verb = "win" if winner == "You" else "wins"
@@ -124,20 +152,20 @@ def status_line(meta: MatchMeta, state: MatchState, seat: int | None) -> str:
             return f"{loser} resigned: {winner} {verb} the match"
         totals = " to ".join(str(t.total) for t in sorted(outcome.totals, key=lambda t: -t.total))
         return f"{winner} {verb} the match, {totals}"
-    hand = state.hand
+    hand = view.hand
     prefix = ""
-    if state.results and not hand.history:
-        prefix = describe_result(meta, state.results[-1], seat) + ". "
+    if view.results and not hand.history:
+        prefix = describe_result(meta, view.results[-1], seat) + ". "
     to_act = hand.to_act
     if seat is not None and seat == to_act:
         match hand.phase:
             case Phase.UPCARD:
                 doing = "take the upcard or pass"
             case Phase.DRAW:
-                only_stock = len(hand.legal_actions()) == 1  # both passed the upcard
+                only_stock = len(hand.legal_actions) == 1  # both passed the upcard
                 doing = "draw from the stock" if only_stock else "draw from the stock or the discard pile"
             case _:
-                knocks = any(a.kind == "knock" for a in hand.legal_actions())
+                knocks = any(a.kind == "knock" for a in hand.legal_actions)
                 doing = "discard a card, or knock" if knocks else "discard a card"
         return f"{prefix}Your turn: {doing}"
     who = _name(meta, to_act, seat)
