@@ -822,7 +822,6 @@ def measure_game_work(difficulty: str, matches: int = 100, seed: int = 1) -> dic
     from server.bots import make_bot
     from server.rules import Action, new_match
     from server.service import SeatUpdate
-    from server.service.matches import encode
     from server.service.ports import MatchMeta
     from server.transport.present import view_payload
 
@@ -845,7 +844,7 @@ def measure_game_work(difficulty: str, matches: int = 100, seed: int = 1) -> dic
             else:
                 state.apply(bot.choose(state.hand.view(1)), 1)
             view = view_payload(SeatUpdate(meta, state.view(0), (True, True)))
-            encode({"type": "state", "version": 0, "view": view})
+            msgspec.json.encode({"type": "state", "version": 0, "view": view})
         cpu += time.process_time() - started
     return {
         "matches": matches,
