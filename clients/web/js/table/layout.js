@@ -93,8 +93,12 @@ export function renderScorebar({ s, el }) {
         ),
       ),
     ),
-    h("p", { class: "match-meta" }, `Hand ${v.hand_number} \u00b7 ${rules.label || rules.name || "?"} \u00b7 to ${rules.target ?? 100}`),
-    note ? h("p", { class: "hand-note" }, note) : null,
+    h(
+      "div",
+      { class: "match-facts" },
+      h("p", { class: "match-meta" }, `Hand ${v.hand_number} \u00b7 ${rules.label || rules.name || "?"} \u00b7 to ${rules.target ?? 100}`),
+      note ? h("p", { class: "hand-note" }, note) : null,
+    ),
   );
 }
 
