@@ -88,3 +88,15 @@ def test_a_preset_and_a_difficulty_the_client_never_heard_of_are_offered_and_sen
     form.get_by_role("button", name="Play the computer").click()
     expect(page.get_by_role("alert")).to_have_text("No such preset.")
     assert sent == [{"opponent": "computer", "difficulty": "zz-bot", "rules": "zz-test"}]
+
+
+def test_the_rules_page_describes_the_servers_presets_and_levels(server, new_page):
+    rules = get_json(server + "/api/rules")["rules"]
+    difficulties = get_json(server + "/api/difficulties")["difficulties"]
+    page = new_page(**PHONE)
+    page.goto(server + "/#/rules")
+    presets = page.locator("dl.presets")
+    expect(presets.locator("dt")).to_have_text([r["label"] for r in rules])
+    expect(presets.locator("dd")).to_have_text([r["description"] for r in rules])
+    levels = page.get_by_role("listitem").filter(has_text="The computer's levels:").get_by_role("listitem")
+    expect(levels).to_have_text([f"{d['label']} \u2014 {d['description']}" for d in difficulties])
