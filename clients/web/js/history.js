@@ -2,6 +2,7 @@
 // (GET /api/matches/{id}) with a link to its replay.
 
 import { getMatch, listMatches } from "./api.js";
+import { loadCatalog, rulesLabel } from "./catalog.js";
 import { formatDate, h, replaceChildren } from "./dom.js";
 import { resultBlock, resultSummary } from "./results.js";
 import { store } from "./store.js";
@@ -53,7 +54,8 @@ export function mountHistory(root) {
   async function load() {
     more.disabled = true;
     try {
-      const page = await listMatches({ status: "finished", limit: PAGE, offset });
+      // The catalog only gives the presets their labels; without it the names are shown.
+      const [page] = await Promise.all([listMatches({ status: "finished", limit: PAGE, offset }), loadCatalog().catch(() => null)]);
       const matches = page.matches || [];
       offset += matches.length;
       for (const m of matches) {
@@ -65,7 +67,7 @@ export function mountHistory(root) {
             "li",
             { class: m.winner === seat ? "won" : "lost" },
             h("strong", {}, `Against ${other.name || "?"}`),
-            h("span", {}, ` \u00b7 ${outcomeWords(m, seat)} \u00b7 ${m.rules} rules \u00b7 ${m.hand_number} hands \u00b7 ${formatDate(m.updated_at || m.created_at)} `),
+            h("span", {}, ` \u00b7 ${outcomeWords(m, seat)} \u00b7 ${rulesLabel(m.rules)} \u00b7 ${m.hand_number} hands \u00b7 ${formatDate(m.updated_at || m.created_at)} `),
             h(
               "span",
               { class: "row-links" },
@@ -101,14 +103,14 @@ export function mountMatchDetail(root, { matchId }) {
     ),
   );
   root.querySelector("h1").focus({ preventScroll: true });
-  getMatch(matchId).then(
-    (m) => {
+  Promise.all([getMatch(matchId), loadCatalog().catch(() => null)]).then(
+    ([m]) => {
       const seat = seatIn(m);
       const ctx = { players: m.players, seat };
       const hands = m.hands || [];
       replaceChildren(
         body,
-        h("p", { class: "lede" }, outcomeWords(m, seat), ` \u00b7 ${m.rules} rules \u00b7 ${formatDate(m.created_at)}`),
+        h("p", { class: "lede" }, outcomeWords(m, seat), ` \u00b7 ${rulesLabel(m.rules)} \u00b7 ${formatDate(m.created_at)}`),
         h("p", {}, h("a", { class: "btn primary", href: `#/replay/${encodeURIComponent(matchId)}` }, "Replay this match")),
         h(
           "ol",

@@ -1,30 +1,56 @@
-// The start page: who you are, a match against the computer (Easy, Normal or Hard; house or
-// classic rules), a match against a friend (an invite link), and matches still in progress.
+// The start page: who you are, a match against the computer and a match against a friend (with
+// the difficulties and rule presets the server lists), and matches still in progress.
 
 import { ApiError, createMatch, listMatches, register } from "./api.js";
+import { loadCatalog, rulesLabel } from "./catalog.js";
 import { miniCard } from "./cards.js";
 import { formatDate, h, replaceChildren } from "./dom.js";
 import { store } from "./store.js";
 
-const DIFFICULTIES = [
-  ["easy", "Easy", "relaxed: plays sensibly but misses chances"],
-  ["normal", "Normal", "knocks as soon as it can"],
-  ["hard", "Hard", "reads your pickups and discards"],
-];
-const RULESETS = [
-  ["house", "House rules", "first to 100, no bonuses; the starter alternates"],
-  ["classic", "Classic rules", "box and game bonuses; the winner of a hand starts the next"],
-];
+// Checked at first when the server offers them; otherwise its first entry is.
+const PREFERRED = { difficulty: "normal", rules: "house" };
 
-function radios(name, options, checked) {
-  return options.map(([value, label, note]) =>
+function radios(name, options, preferred) {
+  const checked = options.some((o) => o.name === preferred) ? preferred : options[0]?.name;
+  return options.map((o) =>
     h(
       "label",
       { class: "choice" },
-      h("input", { type: "radio", name, value, checked: value === checked }),
-      h("span", { class: "choice-text" }, h("strong", {}, label), h("span", { class: "note" }, note)),
+      h("input", { type: "radio", name, value: o.name, checked: o.name === checked, required: true }),
+      h("span", { class: "choice-text" }, h("strong", {}, o.label || o.name), o.description ? h("span", { class: "note" }, o.description) : null),
     ),
   );
+}
+
+/** A fieldset whose choices arrive from the server; "Loading…" until they do. */
+function choices(legend, name) {
+  return h("fieldset", { dataset: { choices: name } }, h("legend", {}, legend), h("p", { class: "muted" }, "Loading\u2026"));
+}
+
+/** Fill the start forms' choices from the server's catalog; a form stays unusable without them. */
+async function fillChoices(root, error) {
+  const submits = [...root.querySelectorAll("form.start button[type=submit]")];
+  submits.forEach((b) => (b.disabled = true));
+  let catalog;
+  try {
+    catalog = await loadCatalog();
+  } catch (e) {
+    if (!root.isConnected) return;
+    error.textContent = `Could not load the rules and difficulties from the server: ${e.message} Reload the page to try again.`;
+    root.querySelectorAll("fieldset[data-choices] > p").forEach((p) => (p.textContent = "Not available."));
+    return;
+  }
+  const lists = {
+    difficulty: [catalog.difficulties, PREFERRED.difficulty],
+    rules: [catalog.rules, PREFERRED.rules],
+    "friend-rules": [catalog.rules, PREFERRED.rules],
+  };
+  for (const fieldset of root.querySelectorAll("fieldset[data-choices]")) {
+    const name = fieldset.dataset.choices;
+    const [options, preferred] = lists[name];
+    replaceChildren(fieldset, fieldset.querySelector("legend"), radios(name, options, preferred));
+  }
+  submits.forEach((b) => (b.disabled = false));
 }
 
 /** The player's identity, creating it from the name field when there is none yet. */
@@ -87,8 +113,8 @@ export function mountHome(root, { message = "" } = {}) {
       },
     },
     h("h2", { id: "vs-computer" }, "Play the computer"),
-    h("fieldset", {}, h("legend", {}, "Difficulty"), radios("difficulty", DIFFICULTIES, "normal")),
-    h("fieldset", {}, h("legend", {}, "Rules"), radios("rules", RULESETS, "house")),
+    choices("Difficulty", "difficulty"),
+    choices("Rules", "rules"),
     h("button", { class: "btn primary big", type: "submit" }, "Play the computer"),
   );
 
@@ -105,7 +131,7 @@ export function mountHome(root, { message = "" } = {}) {
     },
     h("h2", { id: "vs-friend" }, "Play a friend"),
     h("p", {}, "Create a match and send your friend the invite link. It starts when they open it."),
-    h("fieldset", {}, h("legend", {}, "Rules"), radios("friend-rules", RULESETS, "house")),
+    choices("Rules", "friend-rules"),
     h("button", { class: "btn big", type: "submit" }, "Create an invite link"),
   );
 
@@ -155,6 +181,7 @@ export function mountHome(root, { message = "" } = {}) {
   );
   root.querySelector("h1").focus({ preventScroll: true });
 
+  fillChoices(root, error);
   if (player?.token) loadOngoing(ongoing);
   return () => {};
 }
@@ -165,6 +192,7 @@ async function loadOngoing(section) {
     const [active, waiting] = await Promise.all([
       listMatches({ status: "active", limit: 10 }),
       listMatches({ status: "waiting", limit: 10 }),
+      loadCatalog().catch(() => null), // for the presets' labels; without it, their names
     ]);
     matches = [...(waiting.matches || []), ...(active.matches || [])];
   } catch {
@@ -189,7 +217,7 @@ async function loadOngoing(section) {
             { href: `#/play/${encodeURIComponent(m.match_id)}` },
             m.status === "waiting" ? "Waiting for your friend" : `Against ${other.name || "?"}`,
           ),
-          h("span", { class: "muted" }, ` \u00b7 ${m.rules} rules \u00b7 ${(m.scores || []).join("\u2013")} \u00b7 ${formatDate(m.updated_at || m.created_at)}`),
+          h("span", { class: "muted" }, ` \u00b7 ${rulesLabel(m.rules)} \u00b7 ${(m.scores || []).join("\u2013")} \u00b7 ${formatDate(m.updated_at || m.created_at)}`),
         );
       }),
     ),

@@ -1,11 +1,26 @@
-// The rules page, in this client's own words, with tips for playing the computer.
+// The rules page, in this client's own words, with tips for playing the computer. The rule
+// presets and the computer's levels are the server's (their labels and descriptions).
 
+import { loadCatalog } from "./catalog.js";
 import { h, replaceChildren } from "./dom.js";
 
 const P = (...t) => h("p", {}, ...t);
 const LI = (...t) => h("li", {}, ...t);
 
 export function mountRules(root) {
+  const presets = h("dl", { class: "presets" }, h("dd", { class: "muted" }, "Loading\u2026"));
+  const levels = h("ul", {}, h("li", { class: "muted" }, "Loading\u2026"));
+  loadCatalog().then(
+    ({ rules, difficulties }) => {
+      replaceChildren(presets, rules.map((r) => [h("dt", {}, r.label || r.name), h("dd", {}, r.description || "")]));
+      replaceChildren(levels, difficulties.map((d) => LI(h("strong", {}, d.label || d.name), " \u2014 ", d.description || "")));
+    },
+    () => {
+      const failed = "Could not be loaded from the server.";
+      replaceChildren(presets, h("dd", { class: "muted" }, failed));
+      replaceChildren(levels, h("li", { class: "muted" }, failed));
+    },
+  );
   replaceChildren(
     root,
     h(
@@ -81,20 +96,11 @@ export function mountRules(root) {
       ),
 
       h("h2", {}, "Winning the match"),
-      P("Scores carry over from hand to hand. The first player to reach 100 points wins the match. There are two ways to score it:"),
-      h(
-        "dl",
-        {},
-        h("dt", {}, "House rules"),
-        h("dd", {}, "Just the points: no bonuses at the end. The player who starts alternates from hand to hand, dead hands included."),
-        h("dt", {}, "Classic rules"),
-        h(
-          "dd",
-          {},
-          "At the end each player adds 25 points for every hand they won (the box bonus), and the winner adds 100 for winning the game, ",
-          "or 200 if the loser never scored at all. The loser of a hand deals the next one, so the winner starts it; after a dead hand the same dealer deals again.",
-        ),
+      P(
+        "Scores carry over from hand to hand. The first player to reach the target score (shown at the top of the table) wins the match. ",
+        "Each rule preset plays and scores a little differently:",
       ),
+      presets,
 
       h("h2", {}, "Using this table"),
       h(
@@ -119,9 +125,7 @@ export function mountRules(root) {
         ),
         LI("Knocking early usually beats waiting for gin. Late in a hand, though, the computer's count is often low, which makes an undercut more likely."),
         LI("Cards that fit two possible melds (a 7\u2665 next to 6\u2665 and another 7) are worth keeping."),
-        LI(
-          "The levels: Easy is relaxed and misses chances; Normal knocks as soon as it can; Hard also reads your pickups and discards and chooses when to knock.",
-        ),
+        LI("The computer's levels:", levels),
       ),
       P(h("a", { class: "btn primary", href: "#/" }, "Start a match")),
     ),

@@ -1,0 +1,36 @@
+// Reading the server's view of a match: which actions it lists as legal, whose turn it is, and
+// the facts of this hand the table puts into words. Pure functions of the view; nothing here
+// decides what is legal (the view's `legal_actions` does) or touches the page.
+
+/** The viewer's own cards, in the server's order (melds first, then deadwood). */
+export const handCards = (view) => view?.hand?.cards || [];
+
+export const legalActions = (view) => view?.hand?.legal_actions || [];
+
+/** Whether the view lists an action of this kind (and with these fields) as legal. */
+export function can(view, kind, extra = {}) {
+  return legalActions(view).some((a) => a.kind === kind && Object.entries(extra).every(([k, v]) => a[k] === v));
+}
+
+export function myTurn(view) {
+  return !!view && view.seat !== null && view.hand?.to_act === view.seat && view.status === "active";
+}
+
+export const discardPhase = (view) => myTurn(view) && view.hand.phase === "discard";
+
+/** The deadwood left after discarding `code`; undefined when that card may not be discarded. */
+export const deadwoodAfter = (view, code) => view?.hand?.discard_deadwood?.[code];
+
+/** This hand's knock limit (it can change from hand to hand) as a clause: "a knock needs 10 or
+ * less", or "gin only this hand" when the limit is 0. */
+export function knockLimitWords(view) {
+  const limit = view?.hand?.knock_limit ?? view?.rules?.knock_limit ?? 10;
+  return limit === 0 ? "gin only this hand" : `a knock needs ${limit} or less`;
+}
+
+/** A note when this hand counts more than usual (e.g. a spade as the first upcard), else "". */
+export function multiplierNote(view) {
+  const m = view?.hand?.multiplier ?? 1;
+  if (m <= 1) return "";
+  return m === 2 ? "This hand scores double" : `This hand scores ${m} times over`;
+}
