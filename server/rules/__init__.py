@@ -88,9 +88,9 @@ from .errors import (
     UnknownRulesError,
 )
 from .hand import Event, HandState, Phase, SeatView, deal, new_hand, shuffled_deck
-from .match import HandLog, MatchOutcome, MatchState, MatchView, SeatTotal, new_match, rules_named
+from .match import HandLog, MatchOutcome, MatchState, MatchView, SeatTotal, new_match
 from .melds import Arrangement, Meld, MeldKind, best_arrangement, deadwood
-from .presets import RULES, Rules, StarterRule
+from .presets import RULES, VARIANTS, Oklahoma, Rules, StarterRule, rules_named
 from .settle import HandResult, Layoff, ResultKind
 
 __all__ = [
@@ -100,6 +100,7 @@ __all__ = [
     "PASS",
     "RULES",
     "TAKE_UPCARD",
+    "VARIANTS",
     "Action",
     "Arrangement",
     "Card",
@@ -120,6 +121,7 @@ __all__ = [
     "Meld",
     "MeldKind",
     "NotYourTurnError",
+    "Oklahoma",
     "Pass",
     "Phase",
     "ResultKind",

@@ -12,6 +12,7 @@ import pytest
 
 from server.rules import (
     RULES,
+    VARIANTS,
     Discard,
     IllegalActionError,
     Knock,
@@ -68,11 +69,12 @@ def winners(m: MatchState) -> list[int | None]:
 # --- Presets ----------------------------------------------------------------------------------
 
 
-def test_the_two_presets_are_loaded_from_the_seed_data_files():
-    assert set(RULES) == {"house", "classic"}
+def test_the_three_presets_are_loaded_from_the_seed_data_files():
+    assert set(RULES) == {"house", "classic", "oklahoma"}
     for name, rules in RULES.items():
         data = json.loads((ROOT / "seeds" / "rules" / f"{name}.json").read_text())
-        assert rules.to_wire() == {k: v for k, v in data.items() if k != "guide"}
+        assert rules.to_wire() == {k: v for k, v in data.items() if k not in ("guide", "variant")}
+        assert type(rules) is VARIANTS[data["variant"]]
         assert (rules.target, rules.knock_limit, rules.gin_bonus, rules.undercut_bonus) == (100, 10, 25, 25)
     assert (RULES["house"].box_bonus, RULES["house"].game_bonus) == (0, 0)
     assert RULES["house"].starter_rule is StarterRule.ALTERNATE
