@@ -1,4 +1,4 @@
-"""Seeded self-play between every pair of levels: every action legal, every hand ends.
+"""Seeded self-play between every pair of difficulties: every action legal, every hand ends.
 
 Hard runs here with a reduced simulation budget (its real configuration is played in
 ``test_real_hard_plays_whole_hands``); the policy is the same, only the sample counts differ.
@@ -17,15 +17,15 @@ SMALL_HARD = {"worlds": 1, "candidates": 2, "lookahead": 0}
 MAX_ACTIONS = 200  # a hand has at most 31 stock draws; any legal play ends well before this
 
 
-def play_hand(levels: tuple[str, str], rules: str, seed: int, hard_options: dict | None = None) -> int:
-    """Play one dealt hand between two levels; returns the number of actions."""
+def play_hand(difficulties: tuple[str, str], rules: str, seed: int, hard_options: dict | None = None) -> int:
+    """Play one dealt hand between two difficulties; returns the number of actions."""
     bots = [
         make_bot(
-            level,
+            difficulty,
             f"{seed}:{seat}",
-            **((SMALL_HARD if hard_options is None else hard_options) if level == "hard" else {}),
+            **((SMALL_HARD if hard_options is None else hard_options) if difficulty == "hard" else {}),
         )
-        for seat, level in enumerate(levels)
+        for seat, difficulty in enumerate(difficulties)
     ]
     hand = deal(RULES[rules], starter=seed % 2, seed=f"self-play:{seed}")
     for n in range(MAX_ACTIONS):
@@ -34,29 +34,34 @@ def play_hand(levels: tuple[str, str], rules: str, seed: int, hard_options: dict
         seat = hand.to_act
         view = hand.view(seat)
         action = bots[seat].choose(view)
-        assert action in view.legal_actions, f"{levels[seat]} chose {action!r}, not legal in {view.phase}"
+        assert action in view.legal_actions, (
+            f"{difficulties[seat]} chose {action!r}, not legal in {view.phase}"
+        )
         assert action in hand.legal_actions()
         hand.apply(action, seat)
-    raise AssertionError(f"hand {seed} between {levels} did not end in {MAX_ACTIONS} actions")
+    raise AssertionError(f"hand {seed} between {difficulties} did not end in {MAX_ACTIONS} actions")
 
 
 PAIRS = list(itertools.combinations_with_replacement(DIFFICULTIES, 2))
+PRESETS = tuple(RULES)  # classic, house, oklahoma in turn
 # Seeds per pair; each seed is played twice, seats swapped (about 6,000 hands in all).
 HANDS = {("easy", "easy"): 750, ("easy", "normal"): 750, ("normal", "normal"): 750, ("hard", "hard"): 150}
 HARD_HANDS = 250
 
 
-@pytest.mark.parametrize("levels", PAIRS, ids=lambda p: "-".join(p))
-def test_every_pair_of_levels_plays_seeded_hands_legally_to_the_end(levels: tuple[str, str]) -> None:
-    hands = HANDS.get(levels, HARD_HANDS)
+@pytest.mark.parametrize("difficulties", PAIRS, ids=lambda p: "-".join(p))
+def test_every_pair_of_difficulties_plays_seeded_hands_legally_to_the_end(
+    difficulties: tuple[str, str],
+) -> None:
+    hands = HANDS.get(difficulties, HARD_HANDS)
     for seed in range(hands):
-        rules = "house" if seed % 2 else "classic"
-        play_hand(levels, rules, seed)
-        play_hand((levels[1], levels[0]), rules, seed)
+        rules = PRESETS[seed % len(PRESETS)]
+        play_hand(difficulties, rules, seed)
+        play_hand((difficulties[1], difficulties[0]), rules, seed)
 
 
 def test_real_hard_plays_whole_hands() -> None:
-    """The shipped configuration (no reduced budget) on a few hands against each level."""
+    """The shipped configuration (no reduced budget) on a few hands against each difficulty."""
     for seed, opponent in enumerate(DIFFICULTIES):
         play_hand(("hard", opponent), "house", 10_000 + seed, hard_options={})
 

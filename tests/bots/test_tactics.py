@@ -1,5 +1,5 @@
 """Tactical situations written as hands: each bot sees only its view and must play the move a
-good player of its level plays."""
+good player of its difficulty plays."""
 
 from __future__ import annotations
 
@@ -13,21 +13,21 @@ from . import scenarios
 SEEDS = range(4)
 
 
-def choices(level: str, state, **options) -> list:
+def choices(difficulty: str, state, **options) -> list:
     view = state.view(state.to_act)
-    return [make_bot(level, seed, **options).choose(view) for seed in SEEDS]
+    return [make_bot(difficulty, seed, **options).choose(view) for seed in SEEDS]
 
 
-@pytest.mark.parametrize("level", DIFFICULTIES)
-def test_every_level_takes_an_upcard_that_completes_a_meld(level: str) -> None:
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_every_difficulty_takes_an_upcard_that_completes_a_meld(difficulty: str) -> None:
     state = scenarios.upcard_completes_a_meld()
-    assert choices(level, state) == [TakeUpcard()] * len(SEEDS)
+    assert choices(difficulty, state) == [TakeUpcard()] * len(SEEDS)
 
 
-@pytest.mark.parametrize("level", DIFFICULTIES)
-def test_every_level_takes_a_discard_that_completes_a_meld(level: str) -> None:
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_every_difficulty_takes_a_discard_that_completes_a_meld(difficulty: str) -> None:
     state = scenarios.discard_completes_a_meld()
-    assert choices(level, state) == [Draw(Source.DISCARD)] * len(SEEDS)
+    assert choices(difficulty, state) == [Draw(Source.DISCARD)] * len(SEEDS)
 
 
 def test_normal_knocks_as_soon_as_it_can() -> None:
