@@ -26,6 +26,11 @@ from server.rules.settle import knocker_net
 
 RANK = tuple(i % 13 for i in range(52))
 DRAW, DISCARD, UPCARD = 0, 1, 2
+MAX_DRAWS = 100
+"""Draws after which a playout stops, scored as a dead hand. Two greedy players can pass the
+same few cards back and forth through the discard pile for ever (the stock never shrinks), most
+easily when only gin may end the hand (``oklahoma`` under an ace). A hand has only 31 stock
+draws, so a real one rarely comes near this."""
 
 _SUIT = (1 << 13) - 1
 _RUN_STARTS = sum(((1 << 11) - 1) << (13 * s) for s in range(4))  # ranks A..J of each suit
@@ -323,10 +328,12 @@ def play_hand(
     memo: Memo | None = None,
 ) -> tuple[int, int]:
     """:func:`playout`, telling who knocked: (knocker, its points; negative when undercut), or
-    (-1, 0) for a dead hand. ``hands`` is left as the hand ended (the knocker's ten cards)."""
+    (-1, 0) for a dead hand (or one still going after :data:`MAX_DRAWS` draws). ``hands`` is
+    left as the hand ended (the knocker's ten cards)."""
     if memo is None:
         memo = Memo()
     best: tuple[tuple[int, int], ...] = ()  # the greedy discards after a draw from the stock
+    draws = 0
     while True:
         s = to_act
         if phase == UPCARD:
@@ -344,6 +351,9 @@ def play_hand(
                 stock_only = True
             continue
         if phase == DRAW:
+            draws += 1
+            if draws > MAX_DRAWS:
+                return -1, 0
             if not stock_only and pile and greedy_take(hands[s], pile[-1], limit, memo):
                 taken = pile.pop()
                 hands[s] |= 1 << taken
