@@ -11,7 +11,7 @@ import itertools
 import pytest
 
 from server.bots import DIFFICULTIES, make_bot
-from server.rules import RULES, Phase, SeatView, deal
+from server.rules import RULES, Phase, SeatView, deal, new_match
 
 SMALL_HARD = {"worlds": 1, "candidates": 2, "lookahead": 0}
 MAX_ACTIONS = 200  # a hand has at most 31 stock draws; any legal play ends well before this
@@ -83,3 +83,32 @@ def test_a_hand_ends_in_a_knock_gin_or_dead_hand_and_both_seats_saw_only_views()
         hand.apply(bots[hand.to_act].choose(hand.view(hand.to_act)))
     assert hand.phase is Phase.OVER and hand.result is not None
     assert seen and all(type(v) is SeatView for v in seen)
+
+
+@pytest.mark.parametrize(
+    "difficulties", [("easy", "normal"), ("normal", "hard"), ("hard", "easy")], ids="-".join
+)
+def test_every_difficulty_plays_whole_oklahoma_matches_within_each_hands_own_limit(
+    difficulties: tuple[str, str],
+) -> None:
+    for seed in range(2):
+        bots = [
+            make_bot(d, f"okla:{seed}:{seat}", **(SMALL_HARD if d == "hard" else {}))
+            for seat, d in enumerate(difficulties)
+        ]
+        m = new_match("oklahoma", f"okla-self-play:{seed}")
+        for _ in range(5000):
+            if m.is_over:
+                break
+            hand, seat = m.hand, m.to_act
+            view = hand.view(seat)
+            up = m.log[-1].upcard
+            assert view.knock_limit == (0 if up.rank == 1 else up.value)
+            assert view.multiplier == (2 if up.code.endswith("s") else 1)
+            action = bots[seat].choose(view)
+            assert action in view.legal_actions
+            m.apply(action, seat)
+            r = hand.result
+            if r is not None and r.knocker is not None:
+                assert r.deadwood[r.knocker] <= view.knock_limit
+        assert m.is_over and m.outcome.reason == "target"
