@@ -240,3 +240,22 @@ def test_a_data_file_picks_its_variant_type_by_name():
     assert type(type(OK).from_dict(data)) is Oklahoma
     with pytest.raises(ValueError, match="unknown variant 'texas'"):
         type(OK).from_dict({**data, "variant": "texas"})
+
+
+def test_nothing_outside_the_presets_asks_which_variant_a_rule_set_is():
+    import re
+    from pathlib import Path
+
+    server = Path(__file__).resolve().parents[2] / "server"
+    asking = re.compile(
+        r"\.variant\b|\bOklahoma\b|(name|rules)\s*[!=]=\s*[\"'](house|classic|oklahoma)[\"']"
+        r"|[\"'](house|classic|oklahoma)[\"']\s*[!=]=|\.(gin_bonus|undercut_bonus|starter_rule)\b"
+    )
+    found = [
+        f"{path.relative_to(server)}: {line.strip()}"
+        for path in server.rglob("*.py")
+        if path.relative_to(server).as_posix() not in ("rules/presets.py", "rules/__init__.py")
+        for line in path.read_text().splitlines()
+        if asking.search(line) and not line.lstrip().startswith(("#", '"', "'", ">>>"))
+    ]
+    assert found == []
