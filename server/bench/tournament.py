@@ -7,7 +7,7 @@ p50/p99.
 
 Fairness: matches come in pairs with the same seed (so the same deals, hand by hand) and the
 seats swapped; the first starter alternates from pair to pair. ``--rules both`` plays each pair
-in ``house`` and in ``classic``. Work is spread over at most two processes.
+in ``house`` and in ``classic``, ``--rules all`` in every preset (``oklahoma`` too). Work is spread over at most two processes.
 
 The OpenSpiel bot plays through a lockstep adapter: an OpenSpiel ``gin_rummy`` state is dealt the
 same cards (its player 0 is our starter) and every action of the hand, both seats', is mirrored
@@ -253,8 +253,15 @@ def play_deal(args: tuple[str, str, str, str, int, dict[str, int]]) -> tuple[int
 
 
 def run_deals(ns: argparse.Namespace, hard_options: dict[str, int], workers: int) -> None:
-    for rules in ("house", "classic") if ns.rules == "both" else (ns.rules,):
+    for rules in presets_of(ns.rules):
         _run_deals(ns, rules, hard_options, workers)
+
+
+def presets_of(choice: str) -> tuple[str, ...]:
+    """The presets ``--rules`` names: one, ``both`` (house and classic) or ``all``."""
+    if choice == "both":
+        return ("house", "classic")
+    return tuple(RULES) if choice == "all" else (choice,)
 
 
 def _run_deals(ns: argparse.Namespace, rules: str, hard_options: dict[str, int], workers: int) -> None:
@@ -300,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--matches", type=int, default=100, help="matches per rules variant (rounded up to pairs)"
     )
-    ap.add_argument("--rules", choices=("house", "classic", "both"), default="house")
+    ap.add_argument("--rules", choices=(*RULES, "both", "all"), default="house")
     ap.add_argument("--workers", type=int, default=2, help="worker processes (at most 2)")
     ap.add_argument("--seed", default="tournament", help="base seed of the deals")
     ap.add_argument("--max-seconds", type=float, default=None, help="stop starting matches after this")
@@ -329,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     if ns.deals:
         run_deals(ns, hard_options, workers)
         return 0
-    variants = ("house", "classic") if ns.rules == "both" else (ns.rules,)
+    variants = presets_of(ns.rules)
     pairs = (ns.matches + 1) // 2
     print(
         f"{ns.a} vs {ns.b}: {pairs * 2} matches per variant ({pairs} deal sequences, seats swapped), "

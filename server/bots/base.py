@@ -20,9 +20,10 @@ from server.rules.cards import to_mask
 
 
 class Bot:
-    """Base class of the three levels: validates the view and dispatches on its phase."""
+    """Base class of the three difficulties: validates the view and dispatches on its phase."""
 
-    level = "base"
+    difficulty = "base"
+    """The name of the difficulty (a key of :data:`server.bots.DIFFICULTIES`)."""
 
     def __init__(self, seed: int | str = 0) -> None:
         if not isinstance(seed, int | str):
@@ -31,15 +32,15 @@ class Bot:
         self.rng = random.Random()
 
     def __repr__(self) -> str:
-        return f"make_bot({self.level!r}, {self.seed!r})"
+        return f"make_bot({self.difficulty!r}, {self.seed!r})"
 
     def choose(self, view: SeatView) -> Action:
         if type(view) is not SeatView:
             raise TypeError(f"a bot plays from a SeatView only, not {type(view).__name__}")
         if view.seat is None or view.to_act != view.seat or not view.legal_actions:
             raise ValueError("the bot was asked to act when it has no legal action")
-        # The level is in the seed so that two levels given one seed do not play alike.
-        self.rng.seed(f"{self.level}:{self.seed}:{view_key(view)}")
+        # The difficulty is in the seed so that two difficulties given one seed do not play alike.
+        self.rng.seed(f"{self.difficulty}:{self.seed}:{view_key(view)}")
         if view.phase is Phase.UPCARD:
             take = self.take_upcard(view)
             return _pick(view, TakeUpcard() if take else Pass())

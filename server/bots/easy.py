@@ -17,7 +17,8 @@ from .base import Bot, own_mask, top_of_pile
 from .sim import connections
 
 SURE_KNOCK = 6
-"""Deadwood at or below which Easy always knocks; above it, up to the limit, now and then."""
+"""Deadwood at or below which Easy always knocks (within the hand's knock limit); above it, up
+to the limit, now and then."""
 KNOCK_CHANCE = 0.3
 EXTEND_CHANCE = 0.3
 """How often it takes a discard that only extends a meld it already has."""
@@ -28,7 +29,7 @@ NOISE = 10.0
 
 
 class EasyBot(Bot):
-    level = "easy"
+    difficulty = "easy"
 
     def take_discard(self, view: SeatView) -> bool:
         hand = own_mask(view)
@@ -45,7 +46,7 @@ class EasyBot(Bot):
         options = view.discard_deadwood
         least = min(dw for _, dw in options)
         if least == 0 or (
-            least <= view.rules.knock_limit and (least <= SURE_KNOCK or self.rng.random() < KNOCK_CHANCE)
+            least <= view.knock_limit and (least <= SURE_KNOCK or self.rng.random() < KNOCK_CHANCE)
         ):
             card = min((c for c, dw in options if dw == least), key=lambda c: (-VALUES[c.index], c))
             return Knock(card)

@@ -22,32 +22,32 @@ How it decides:
   the simulations say it pays. The bias is negative: a playout plays this seat's future as
   simply as the opponent's (it knocks at its first chance), so it undervalues playing on.
 - A discard that cannot lower its deadwood is never taken; one that completes a new meld always
-  is; any other is taken when it melds with the hand or lets it knock at once. (``sim_draw=1``
-  decides those by playouts of taking versus drawing on half the samples instead: measured no
-  better.)
-- In ``classic`` a won hand is worth the box bonus more than its points.
+  is; any other is taken when it melds with the hand or lets it knock at once. (Simulating
+  those draws was measured no better.)
+- A won hand is worth the box bonus more than its points (``classic``, ``oklahoma``).
+- The hand's own knock limit and multiplier (the view's ``knock_limit`` and ``multiplier``) and
+  the rules' scoring hooks drive every knock, playout and settlement: in ``oklahoma`` it waits
+  for gin under an ace and plays for more under a spade without knowing the variant's name.
 
 It sees only its seat's view; everything hidden is a guess drawn from its own generator, seeded
 from the bot's seed and the view. The budget is fixed (never time-based), so the same seed and
 view give the same action. ``worlds``, ``candidates``, ``keep`` and ``lookahead`` (0: no
 expected-draw term in the quick score) trade strength for speed: tests use small values.
-``sim_draw``, ``sim_discard`` and ``sim_knock`` (0: decide that by the quick rule alone) exist to
-measure what each simulation is worth (``python -m server.bench tournament --hard-option``).
 """
 
 from __future__ import annotations
 
-from server.rules import Discard, Knock, Rules, SeatView
+from server.rules import Discard, Knock, SeatView
 from server.rules.cards import DECK, VALUES
 from server.rules.melds import discard_deadwoods, min_deadwood
 
 from .base import Bot, own_mask, taken_index, top_of_pile
 from .knowledge import Knowledge
-from .sim import DRAW, UPCARD, Memo, greedy_discard, greedy_take, playout, settle_points
+from .sim import DRAW, Memo, greedy_take, playout, settle_points
 
 
 class HardBot(Bot):
-    level = "hard"
+    difficulty = "hard"
     WORLDS = 40
     """Worlds sampled for a discard decision (half of them for a draw) at full strength."""
 
@@ -57,9 +57,6 @@ class HardBot(Bot):
         *,
         worlds: int = WORLDS,
         candidates: int = 4,
-        sim_draw: int = 0,
-        sim_discard: int = 1,
-        sim_knock: int = 1,
         feed: int = 10,
         blend: int = 100,
         lookahead: int = 1,
@@ -72,9 +69,6 @@ class HardBot(Bot):
             raise ValueError("worlds and candidates must be at least 1")
         self.worlds = worlds
         self.candidates = candidates
-        self.sim_draw = sim_draw
-        self.sim_discard = sim_discard
-        self.sim_knock = sim_knock
         self.feed = feed
         self.blend = blend / 100
         self.lookahead = lookahead
@@ -90,21 +84,13 @@ class HardBot(Bot):
     def _sample(self, view: SeatView, k: Knowledge, worlds: int) -> list[tuple[int, list[int]]]:
         """``worlds`` guesses at the hidden cards: (opponent's hand, stock top first)."""
         weights = k.weights()
-        limit = view.rules.knock_limit
-        return [k.sample(self.rng, weights, limit) for _ in range(worlds)]
+        return [k.sample(self.rng, weights, view.knock_limit) for _ in range(worlds)]
 
     # --- draw ---------------------------------------------------------------------------------
 
-    def take_upcard(self, view: SeatView) -> bool:
-        return self._take(view, opening=True)
-
     def take_discard(self, view: SeatView) -> bool:
-        return self._take(view, opening=False)
-
-    def _take(self, view: SeatView, opening: bool) -> bool:
         hand = own_mask(view)
         top = top_of_pile(view)
-        limit = view.rules.knock_limit
         with_top = hand | 1 << top
         dd = discard_deadwoods(with_top)
         best_after = min(v for i, v in dd.items() if i != top)
@@ -113,61 +99,13 @@ class HardBot(Bot):
             return False  # taking it cannot lower the deadwood: never worth showing the card
         if dw + VALUES[top] - min_deadwood(with_top) > VALUES[top]:
             return True  # it completes a new meld with two loose cards: always worth it
-        if not self.sim_draw:
-            return greedy_take(hand, top, limit)
-        # Two options, usually far apart: half the samples of a discard decision are enough.
-        k = Knowledge.from_view(view)
-        worlds = self._sample(view, k, max(1, self.worlds // 2))
-        memo = Memo()
-        me = view.seat
-        assert me is not None
-        opp = 1 - me
-        rules = view.rules
-        pile = k.pile
-        take_total = 0
-        stock_total = 0
-        passes = sum(1 for e in view.history if e.kind == "pass")
-        if opening and passes == 0:
-            # this seat is the starter: the dealer is offered the upcard next
-            decline = (opp, UPCARD, 1)
-        else:
-            # a draw from the stock, or (the dealer passing) the starter must draw from it
-            decline = (view.starter if opening else me, DRAW, passes)
-        card, left = greedy_discard(with_top, top, memo)
-        for opp_hand, stock in worlds:
-            # take: the upcard, then the greedy discard, then play on
-            if left <= limit:
-                pts = settle_points(
-                    with_top & ~(1 << card), opp_hand, limit, rules.gin_bonus, rules.undercut_bonus
-                )
-                take_total += with_box(pts, rules.box_bonus)
-            elif len(stock) > 2:  # else a plain discard now ends the hand: dead, no score
-                take_total += play_on(
-                    rules, me, with_top & ~(1 << card), opp_hand, stock, [*pile[:-1], card], opp, DRAW, memo
-                )
-            # decline: pass the upcard, or draw from the stock
-            to_act, phase, passed = decline
-            stock_total += play_on(
-                rules,
-                me,
-                hand,
-                opp_hand,
-                stock,
-                list(pile),
-                to_act,
-                phase,
-                memo,
-                passes=passed,
-                starter=view.starter,
-                stock_only=phase == DRAW,
-            )
-        return take_total > stock_total
+        return greedy_take(hand, top, view.knock_limit)
 
     # --- discard ------------------------------------------------------------------------------
 
     def discard(self, view: SeatView) -> Discard | Knock:
         rules = view.rules
-        limit = rules.knock_limit
+        limit = view.knock_limit
         options = dict(view.discard_deadwood)
         least = min(options.values())
         if least == 0:
@@ -182,12 +120,7 @@ class HardBot(Bot):
         ranked = sorted(scored, key=lambda i: scored[i])
         # Simulate only the few best by the quick score, and none that is clearly worse.
         cut = scored[ranked[0]] + self.margin
-        candidates = (
-            [c for c in ranked[: self.candidates] if scored[c] <= cut] if self.sim_discard else ranked[:1]
-        )
-        if least <= limit and not self.sim_knock:
-            kc = min((c.index for c, dw in options.items() if dw == least), key=lambda i: scored.get(i, 0.0))
-            return Knock(DECK[kc])
+        candidates = [c for c in ranked[: self.candidates] if scored[c] <= cut]
         if len(candidates) == 1 and least > limit:
             return Discard(DECK[candidates[0]])
         worlds = self._sample(view, k, self.worlds)
@@ -198,9 +131,7 @@ class HardBot(Bot):
             total = 0
             for opp_hand, stock in part:
                 if len(stock) > 2:  # else a plain discard now ends the hand: dead, 0
-                    total += play_on(
-                        rules, me, hand & ~(1 << c), opp_hand, stock, [*k.pile, c], 1 - me, DRAW, memo
-                    )
+                    total += play_on(view, hand & ~(1 << c), opp_hand, stock, [*k.pile, c], 1 - me, memo)
             return total
 
         # Playouts are noisy at this budget; the quick score carries the opponent model (feeding)
@@ -228,14 +159,10 @@ class HardBot(Bot):
             for kc in (c.index for c, dw in options.items() if dw == least):
                 left = hand & ~(1 << kc)
                 total = sum(
-                    with_box(
-                        settle_points(left, opp_hand, limit, rules.gin_bonus, rules.undercut_bonus),
-                        rules.box_bonus,
-                    )
+                    with_box(settle_points(left, opp_hand, rules, limit, view.multiplier), rules.box_bonus)
                     for opp_hand, _ in worlds
                 )
                 values[("knock", kc)] = total / n + self.knock_bias
-        self.last_values = {f"{kind} {DECK[c]}": v for (kind, c), v in values.items()}
         (kind, card), _ = max(
             values.items(), key=lambda kv: (kv[1], kv[0][0] == "knock", -scored.get(kv[0][1], 0.0), kv[0][1])
         )
@@ -276,7 +203,7 @@ class HardBot(Bot):
 
 def with_box(points: int, box_bonus: int) -> int:
     """A hand's points for its winner's side, counting the box bonus a won hand earns at the
-    end of a ``classic`` match (0 in ``house``)."""
+    end of the match (25 in ``classic`` and ``oklahoma``, 0 in ``house``)."""
     if points > 0:
         return points + box_bonus
     if points < 0:
@@ -285,38 +212,26 @@ def with_box(points: int, box_bonus: int) -> int:
 
 
 def play_on(
-    rules: Rules,
-    me: int,
-    mine: int,
-    theirs: int,
-    stock: list[int],
-    pile: list[int],
-    to_act: int,
-    phase: int,
-    memo: Memo,
-    *,
-    passes: int = 0,
-    starter: int = 0,
-    stock_only: bool = False,
+    view: SeatView, mine: int, theirs: int, stock: list[int], pile: list[int], to_act: int, memo: Memo
 ) -> int:
-    """Points for seat ``me`` (box bonus included) of playing one sampled world out greedily
-    from here (:func:`.sim.playout`): ``mine`` and ``theirs`` are the two hands, ``stock`` is
-    top first (left untouched), ``pile`` bottom first (consumed)."""
-    limit = rules.knock_limit
+    """Points for the view's seat (box bonus included) of playing one sampled world out greedily
+    from the next draw (:func:`.sim.playout`), with the hand's own knock limit and multiplier:
+    ``mine`` and ``theirs`` are the two hands, ``stock`` is top first (left untouched), ``pile``
+    bottom first (consumed)."""
+    me = view.seat
+    limit = view.knock_limit
+    rules = view.rules
     net = playout(
         [mine, theirs] if me == 0 else [theirs, mine],
         stock[::-1],
         pile,
         to_act,
-        phase,
+        DRAW,
         -1,
+        rules,
         limit,
-        rules.gin_bonus,
-        rules.undercut_bonus,
+        view.multiplier,
         (limit, limit),
-        passes=passes,
-        starter=starter,
-        stock_only=stock_only,
         memo=memo,
     )
     return with_box(net if me == 0 else -net, rules.box_bonus)

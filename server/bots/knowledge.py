@@ -1,6 +1,6 @@
 """What a seat knows about a hand, read from its :class:`~server.rules.SeatView` alone.
 
-The Hard level needs every card it has seen and what the opponent's actions say about the
+The Hard difficulty needs every card it has seen and what the opponent's actions say about the
 opponent's hand: a card the opponent took from the discard pile is known to be in that hand
 (until discarded again), and a card it discarded, or declined (passed the upcard, drew from
 the stock instead), says it probably holds nothing that card would meld with.
@@ -9,7 +9,7 @@ Everything here is computed from the public history, the discard pile and the se
 this module must never receive or look at a :class:`~server.rules.HandState`. The sampler
 (:meth:`Knowledge.sample`) invents the hidden cards (the opponent's unknown cards and the stock
 order) from the seat's private ``random.Random``, weighted by what the opponent's actions
-suggest, so a simulating bot can build a full state with ``HandState.from_view``.
+suggest, so a simulating bot can play the rest of the hand out on a full guessed state.
 """
 
 from __future__ import annotations
@@ -192,7 +192,7 @@ class Knowledge:
         return max(0, len(self.opp_discards) - sum(1 for c in self.opp_discards if c in self.opp_taken))
 
     def sample(
-        self, rng: random.Random, weights: dict[int, float], knock_limit: int = 10, tries: int = 4
+        self, rng: random.Random, weights: dict[int, float], knock_limit: int, tries: int = 4
     ) -> tuple[int, list[int]]:
         """One guess at the hidden cards: (opponent's hand mask, stock order top first).
 
@@ -208,7 +208,8 @@ class Knowledge:
           player would), and puts the thrown cards back into the stock.
         - A guess is retried (a few times; the most plausible is kept) when it makes a recent
           discard or declined upcard of the opponent's into a meld (it would have taken it), or
-          when it could have knocked at its last discard (most players knock when they can).
+          when it could have knocked at its last discard (most players knock when they can;
+          ``knock_limit`` is the hand's own).
         """
         k = self.opp_unknown_count
         keep = list(dict.fromkeys(c for c in self.opp_taken if self.opp_known >> c & 1))

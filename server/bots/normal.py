@@ -2,8 +2,8 @@
 
 It takes the discard when that card makes or extends a meld (or lets it knock at once), throws
 its highest useless card (the discard leaving the least deadwood; between equals, the card with
-the fewest partners in the hand), and knocks as soon as it can, with the discard that leaves the
-least deadwood. It keeps no memory and reads nothing of the opponent: only its own cards and the
+the fewest partners in the hand), and knocks as soon as it can (within the hand's own knock
+limit, ``view.knock_limit``), with the discard that leaves the least deadwood. It keeps no memory and reads nothing of the opponent: only its own cards and the
 top of the discard pile. Every decision is a handful of deadwood computations (well under 5 ms).
 """
 
@@ -20,10 +20,10 @@ PARTNER_VALUE = 1
 
 
 class NormalBot(Bot):
-    level = "normal"
+    difficulty = "normal"
 
     def take_discard(self, view: SeatView) -> bool:
-        return greedy_take(own_mask(view), top_of_pile(view), view.rules.knock_limit)
+        return greedy_take(own_mask(view), top_of_pile(view), view.knock_limit)
 
     def discard(self, view: SeatView) -> Discard | Knock:
         hand = own_mask(view)
@@ -31,7 +31,7 @@ class NormalBot(Bot):
         options = view.discard_deadwood
         least = min(dw for _, dw in options)
 
-        if least <= view.rules.knock_limit:
+        if least <= view.knock_limit:
             card = min(
                 (c for c, dw in options if dw == least), key=lambda c: (-VALUES[c.index], -RANK[c.index])
             )

@@ -1,10 +1,15 @@
-"""Fast playouts of the rest of a hand on card masks, for the Hard level's simulations.
+"""Fast playouts of the rest of a hand on card masks, for the Hard difficulty's simulations.
 
 A playout starts from a *guessed* full state (the simulating bot samples the hidden cards
 itself; see :mod:`.knowledge`) and plays both seats with a quick greedy policy until a knock, a
 gin or a dead hand, scoring exactly as the rules do (knocker's best arrangement, the defender's
 optimal layoffs, undercut on a tie). It works on 52-bit masks and plain lists rather than
 :class:`~server.rules.HandState` because a decision runs hundreds of playouts.
+
+Every rule that differs between variants comes from the rules object's hooks, as in the engine:
+the hand's knock limit and multiplier (a seat view's ``knock_limit`` and ``multiplier``) and the
+points (:meth:`~server.rules.Rules.hand_points`, through
+:func:`~server.rules.settle.knocker_net`). A test plays thousands of hands through both.
 
 It never sees a real hand: whatever it is given is a guess made from a seat's view.
 """
@@ -14,11 +19,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import product
 
+from server.rules import Rules
 from server.rules.cards import VALUES
 from server.rules.melds import loose_cards, mask_value, min_deadwood, packings
+from server.rules.settle import knocker_net
 
 RANK = tuple(i % 13 for i in range(52))
 DRAW, DISCARD, UPCARD = 0, 1, 2
+MAX_DRAWS = 100
+"""Draws after which a playout stops, scored as a dead hand. Two greedy players can pass the
+same few cards back and forth through the discard pile for ever (the stock never shrinks), most
+easily when only gin may end the hand (``oklahoma`` under an ace). A hand has only 31 stock
+draws, so a real one rarely comes near this."""
 
 _SUIT = (1 << 13) - 1
 _RUN_STARTS = sum(((1 << 11) - 1) << (13 * s) for s in range(4))  # ranks A..J of each suit
@@ -100,24 +112,24 @@ def _defend(melds: tuple[int, ...], defender: int) -> int:
     return best
 
 
-def settle_points(knocker: int, defender: int, limit: int, gin_bonus: int, undercut_bonus: int) -> int:
+def settle_points(knocker: int, defender: int, rules: Rules, limit: int, multiplier: int) -> int:
     """Points of a knock from the knocker's side: positive when the knocker scores, negative
-    (the undercut) when the defender does. The knocker's 10 cards must be within ``limit``."""
+    (the undercut) when the defender does. The knocker's 10 cards must be within ``limit``, the
+    hand's knock limit; ``multiplier`` is the hand's."""
     k_dw = deadwood(knocker)
     if k_dw == 0:
-        return gin_bonus + deadwood(defender)
+        return knocker_net(rules, 0, deadwood(defender), multiplier)
     if not defender & _touching(knocker & ~loose_cards(knocker)):
         # Nothing of the defender's can be laid off on any meld the knocker could show, so the
-        # knocker's best arrangement is simply its least deadwood.
-        d_dw = deadwood(defender)
-        return d_dw - k_dw if d_dw > k_dw else -(undercut_bonus + k_dw - d_dw)
+        # knocker's best arrangement is simply its least deadwood (less deadwood never scores
+        # less).
+        return knocker_net(rules, k_dw, deadwood(defender), multiplier)
     best = None
     for chosen, unmatched in packings(knocker):
         k_dw = mask_value(unmatched)
         if k_dw > limit:
             continue
-        d_dw = _defend(chosen, defender)
-        net = d_dw - k_dw if d_dw > k_dw else -(undercut_bonus + k_dw - d_dw)
+        net = knocker_net(rules, k_dw, _defend(chosen, defender), multiplier)
         if best is None or net > best:
             best = net
     assert best is not None, "knock over the limit"
@@ -263,9 +275,9 @@ def playout(
     to_act: int,
     phase: int,
     taken: int,
-    rules_limit: int,
-    gin_bonus: int,
-    undercut_bonus: int,
+    rules: Rules,
+    limit: int,
+    multiplier: int,
     knock_at: tuple[int, int],
     passes: int = 0,
     starter: int = 0,
@@ -274,17 +286,58 @@ def playout(
 ) -> int:
     """Play greedily to the end; returns seat 0's points minus seat 1's for the hand.
 
-    ``stock`` is top-last, ``pile`` top-last; both lists are consumed. ``knock_at[s]`` is the
-    deadwood at or below which seat ``s`` knocks (gin always). ``stock_only``: the first draw
-    must come from the stock (after two passes, or to value drawing from it). Mutates ``hands``.
+    ``rules``, ``limit`` and ``multiplier`` are the hand's rules object, knock limit and score
+    multiplier. ``stock`` is top-last, ``pile`` top-last; both lists are consumed. ``knock_at[s]``
+    is the deadwood at or below which seat ``s`` knocks (gin always; never above ``limit``).
+    ``stock_only``: the first draw must come from the stock (after two passes, or to value
+    drawing from it). Mutates ``hands``; :func:`play_hand` tells how the hand ended.
     """
+    knocker, net = play_hand(
+        hands,
+        stock,
+        pile,
+        to_act,
+        phase,
+        taken,
+        rules,
+        limit,
+        multiplier,
+        knock_at,
+        passes,
+        starter,
+        stock_only,
+        memo,
+    )
+    return net if knocker == 0 else -net
+
+
+def play_hand(
+    hands: list[int],
+    stock: list[int],
+    pile: list[int],
+    to_act: int,
+    phase: int,
+    taken: int,
+    rules: Rules,
+    limit: int,
+    multiplier: int,
+    knock_at: tuple[int, int],
+    passes: int = 0,
+    starter: int = 0,
+    stock_only: bool = False,
+    memo: Memo | None = None,
+) -> tuple[int, int]:
+    """:func:`playout`, telling who knocked: (knocker, its points; negative when undercut), or
+    (-1, 0) for a dead hand (or one still going after :data:`MAX_DRAWS` draws). ``hands`` is
+    left as the hand ended (the knocker's ten cards)."""
     if memo is None:
         memo = Memo()
     best: tuple[tuple[int, int], ...] = ()  # the greedy discards after a draw from the stock
+    draws = 0
     while True:
         s = to_act
         if phase == UPCARD:
-            if greedy_take(hands[s], pile[-1], rules_limit, memo):
+            if greedy_take(hands[s], pile[-1], limit, memo):
                 taken = pile.pop()
                 hands[s] |= 1 << taken
                 phase = DISCARD
@@ -298,7 +351,10 @@ def playout(
                 stock_only = True
             continue
         if phase == DRAW:
-            if not stock_only and pile and greedy_take(hands[s], pile[-1], rules_limit, memo):
+            draws += 1
+            if draws > MAX_DRAWS:
+                return -1, 0
+            if not stock_only and pile and greedy_take(hands[s], pile[-1], limit, memo):
                 taken = pile.pop()
                 hands[s] |= 1 << taken
             else:
@@ -317,11 +373,10 @@ def playout(
             card, dw = greedy_discard(hands[s], taken, memo)
         hands[s] &= ~(1 << card)
         if dw <= knock_at[s] or dw == 0:
-            pts = settle_points(hands[s], hands[1 - s], rules_limit, gin_bonus, undercut_bonus)
-            return pts if s == 0 else -pts
+            return s, settle_points(hands[s], hands[1 - s], rules, limit, multiplier)
         pile.append(card)
         if len(stock) <= 2:
-            return 0
+            return -1, 0
         to_act = 1 - s
         phase = DRAW
         taken = -1
@@ -383,6 +438,7 @@ __all__ = [
     "greedy_discard",
     "greedy_take",
     "live_connections",
+    "play_hand",
     "playout",
     "settle_points",
     "thrown_card",

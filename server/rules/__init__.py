@@ -13,7 +13,11 @@ Public API::
     new_hand(rules, starter=..., hands=(...), upcard=..., stock=[top, ...]), deal(rules, starter, seed)
     HandState: to_act, phase, legal_actions(), apply(action), result, view(seat)
     Action.from_wire(d) / action.to_wire(); HandResult.to_wire()
-    new_match(rules, seed), MatchState, RULES["house"], RULES["classic"]
+    new_match(rules, seed), MatchState, RULES["house"], RULES["classic"], RULES["oklahoma"]
+
+What differs between variants lives on the rules object, as named hooks (``hand_knock_limit``,
+``hand_multiplier``, ``hand_points``, ``hand_breakdown``, ``next_starter``, ``match_bonuses``;
+see :mod:`.presets`); nothing else asks which variant it is playing.
 
 Cards and melds (aces are low; J Q K count 10):
 
@@ -63,6 +67,22 @@ A match deals from a seed, and its record replays it exactly:
 ...     _ = m.apply(rng.choice(m.legal_actions()))
 >>> MatchState.replay(m.record()).view(0) == m.view(0)
 True
+
+In ``oklahoma`` the first upcard sets the hand's knock limit and a spade doubles the hand: the
+same undercut under the king of spades scores twice as much:
+
+>>> h3 = new_hand(RULES["oklahoma"], 0, ("2c 3c 4c 5h 5d 5s 7c 8c 9c 8h", "Qs Qd Qc Jh Th 9h 4s As 5c Tc"),
+...               "Ks", "Kh 2h 3h 4h")
+>>> h3.knock_limit, h3.view(0).multiplier
+(10, 2)
+>>> for wire in ({"kind": "pass"}, {"kind": "pass"}, {"kind": "draw", "source": "stock"},
+...              {"kind": "knock", "card": "Kh"}):
+...     _ = h3.apply(Action.from_wire(wire))
+>>> h3.result.points, h3.result.breakdown
+(56, '(25 + 8 - 5) x 2 = 56')
+>>> new_hand(RULES["oklahoma"], 0, ("2c 3c 4c 5h 5d 5s 7c 8c 9c 8h", "Qs Qd Qc Jh Th 9h 4s As 5c Tc"),
+...          "Ad", "Kh 2h 3h 4h").knock_limit  # an ace upcard: gin only
+0
 """
 
 from .actions import (
@@ -88,9 +108,9 @@ from .errors import (
     UnknownRulesError,
 )
 from .hand import Event, HandState, Phase, SeatView, deal, new_hand, shuffled_deck
-from .match import HandLog, MatchOutcome, MatchState, MatchView, SeatTotal, new_match, rules_named
+from .match import HandLog, MatchOutcome, MatchState, MatchView, SeatTotal, new_match
 from .melds import Arrangement, Meld, MeldKind, best_arrangement, deadwood
-from .presets import RULES, Rules, StarterRule
+from .presets import RULES, VARIANTS, Oklahoma, Rules, StarterRule, rules_named
 from .settle import HandResult, Layoff, ResultKind
 
 __all__ = [
@@ -100,6 +120,7 @@ __all__ = [
     "PASS",
     "RULES",
     "TAKE_UPCARD",
+    "VARIANTS",
     "Action",
     "Arrangement",
     "Card",
@@ -120,6 +141,7 @@ __all__ = [
     "Meld",
     "MeldKind",
     "NotYourTurnError",
+    "Oklahoma",
     "Pass",
     "Phase",
     "ResultKind",

@@ -70,7 +70,6 @@ class Card:
 DECK: tuple[Card, ...] = tuple(Card(s, r) for s in range(4) for r in range(1, 14))
 _BY_CODE = {c.code: c for c in DECK}
 VALUES: tuple[int, ...] = tuple(c.value for c in DECK)
-CODES: tuple[str, ...] = tuple(c.code for c in DECK)
 
 
 def as_card(card: Card | str) -> Card:

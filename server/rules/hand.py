@@ -112,7 +112,10 @@ class SeatView:
     legal_actions: tuple[Action, ...]
     result: HandResult | None
     knock_limit: int = 10
-    """The most deadwood a knock may leave in this hand (0: gin only)."""
+    """The most deadwood a knock may leave in this hand (0: gin only), set by the rules from the
+    first upcard."""
+    multiplier: int = 1
+    """What everything this hand scores is multiplied by (set by the rules from the first upcard)."""
     discard_deadwood: tuple[tuple[Card, int], ...] = ()
     """When this seat must discard: each legal discard and the deadwood the other cards leave
     (a knock is legal when it is within ``knock_limit``; gin when 0)."""
@@ -153,6 +156,7 @@ class SeatView:
             "legal_actions": [a.to_wire() for a in self.legal_actions],
             "result": self.result.to_wire() if self.result else None,
             "knock_limit": self.knock_limit,
+            "multiplier": self.multiplier,
             "discard_deadwood": {c.code: dw for c, dw in self.discard_deadwood},
         }
 
@@ -194,8 +198,11 @@ _indices = indices
 
 
 class HandState:
-    """A hand in play. ``apply`` mutates the state (and returns it, for chaining);
-    ``copy`` gives an independent state for simulations."""
+    """A hand in play. ``apply`` mutates the state (and returns it, for chaining).
+
+    ``knock_limit`` and ``multiplier`` are this hand's own, computed once at the deal by the
+    rules' hooks from the first upcard; legality, settlement and the views all read them.
+    """
 
     __slots__ = (
         "_knockable",
@@ -205,6 +212,8 @@ class HandState:
         "hands",
         "history",
         "is_over",
+        "knock_limit",
+        "multiplier",
         "passes",
         "phase",
         "result",
@@ -230,6 +239,9 @@ class HandState:
         self.hands = [hands[0], hands[1]]
         self.stock = list(reversed(stock))  # top of the stock is the end of the list
         self.discard_pile = [upcard]
+        first = DECK[upcard]
+        self.knock_limit = rules.hand_knock_limit(first)
+        self.multiplier = rules.hand_multiplier(first)
         self.phase = Phase.UPCARD
         self.is_over = False  # phase is OVER; a plain attribute since players read it every step
         self.to_act = starter
@@ -278,7 +290,7 @@ class HandState:
         if self._knockable >= 0:
             return self._knockable
         hand = self.hands[self.to_act]
-        limit = self.rules.knock_limit
+        limit = self.knock_limit
         out = 0
         if self._options is not None:
             for i, dw in self._options.items():
@@ -356,9 +368,10 @@ class HandState:
                 )
             if isinstance(action, Knock) and not self._knock_mask() >> i & 1:
                 left = self._discard_options()[i]
+                limit = self.knock_limit
                 raise IllegalActionError(
                     f"cannot knock discarding {action.card}: {left} deadwood left, "
-                    f"the limit is {self.rules.knock_limit}"
+                    + (f"the knock limit of this hand is {limit}" if limit else "this hand is gin only")
                 )
 
     # --- transitions --------------------------------------------------------------------------
@@ -393,7 +406,9 @@ class HandState:
                 self.phase = _OVER
                 self.is_over = True
                 self.to_act = None  # type: ignore[assignment]
-                self.result = settle_knock(self.rules, s, (self.hands[0], self.hands[1]))
+                self.result = settle_knock(
+                    self.rules, s, (self.hands[0], self.hands[1]), self.knock_limit, self.multiplier
+                )
             else:
                 self.history.append(_EV_DISCARD[s][card])
                 if len(self.stock) <= 2:
@@ -468,73 +483,15 @@ class HandState:
             history=tuple(self.history),
             legal_actions=tuple(self.legal_actions()) if own and seat == self.to_act else (),
             result=self.result,
-            knock_limit=self.rules.knock_limit,
+            knock_limit=self.knock_limit,
+            multiplier=self.multiplier,
             discard_deadwood=tuple(sorted(self.knock_options().items()))
             if own and seat == self.to_act
             else (),
         )
 
-    def copy(self) -> HandState:
-        """An independent copy (the hand's cards and history), for simulations."""
-        new = HandState.__new__(HandState)
-        new.rules = self.rules
-        new.starter = self.starter
-        new.dealer = self.dealer
-        new.hands = list(self.hands)
-        new.stock = list(self.stock)
-        new.discard_pile = list(self.discard_pile)
-        new.phase = self.phase
-        new.is_over = self.is_over
-        new.to_act = self.to_act
-        new.passes = self.passes
-        new.stock_only = self.stock_only
-        new.taken = self.taken
-        new.history = list(self.history)
-        new.result = self.result
-        new._options = self._options
-        new._knockable = self._knockable
-        return new
-
     def __repr__(self) -> str:
         return f"<HandState {self.rules.name} phase={self.phase.value} to_act={self.to_act} stock={len(self.stock)}>"
-
-    # --- determinization (for bots that simulate) -----------------------------------------------
-
-    @staticmethod
-    def from_view(
-        view: SeatView, opponent_hand: Iterable[Card | str], stock: Sequence[Card | str]
-    ) -> HandState:
-        """A full state consistent with ``view`` once the unseen cards are guessed: the
-        opponent's hand and the stock order (top first). Used by simulating bots, which see
-        only their view and must supply every hidden card themselves."""
-        if view.seat is None:
-            raise ValueError("a watcher's view has no hand to build from")
-        st = HandState.__new__(HandState)
-        st.rules = view.rules
-        st.starter = view.starter
-        st.dealer = view.dealer
-        hands = [0, 0]
-        hands[view.seat] = to_mask(view.hand)
-        hands[1 - view.seat] = to_mask(opponent_hand)
-        if hands[1 - view.seat].bit_count() != view.hand_counts[1 - view.seat]:
-            raise ValueError("the opponent's hand has the wrong number of cards")
-        st.hands = hands
-        st.stock = [as_card(c).index for c in reversed(stock)]
-        if len(st.stock) != view.stock_count:
-            raise ValueError("the stock has the wrong number of cards")
-        st.discard_pile = [c.index for c in view.discard_pile]
-        st.phase = view.phase
-        st.is_over = view.phase is Phase.OVER
-        st.to_act = view.to_act  # type: ignore[assignment]
-        st.passes = sum(1 for e in view.history if e.kind == "pass")
-        st.stock_only = view.phase is Phase.DRAW and st.passes == 2 and len(view.history) == 2
-        taken = view.upcard_taken
-        st.taken = taken.index if taken is not None else -1
-        st.history = list(view.history)
-        st.result = view.result
-        st._options = None
-        st._knockable = -1
-        return st
 
 
 def new_hand(

@@ -1,4 +1,6 @@
-"""A match: hands to the target score (100), with the preset's starter rule and bonuses.
+"""A match: hands to the target score (100); who starts each hand and the bonuses at the end
+come from the rules' hooks (:meth:`~server.rules.Rules.next_starter`,
+:meth:`~server.rules.Rules.match_bonuses`).
 
 A match is determined by its rules, its seed and its actions: hand ``n`` is dealt from the seed
 ``f"{seed}:{n}"``, and the first starter from ``f"{seed}:first"`` unless given. So
@@ -13,16 +15,16 @@ from typing import Any
 
 from .actions import Action
 from .cards import DECK, Card, from_mask
-from .errors import IllegalActionError, UnknownRulesError
+from .errors import IllegalActionError
 from .hand import HandState, SeatView, deal
-from .presets import RULES, Rules, StarterRule
+from .presets import Rules, rules_named
 from .settle import HandResult
 
 
 @dataclass(frozen=True, slots=True)
 class SeatTotal:
-    """A seat's final score: hand points, box bonus (classic: 25 per hand won) and game bonus
-    (classic: 100 to the winner, 200 on a shutout)."""
+    """A seat's final score: hand points, box bonus (classic, oklahoma: 25 per hand won) and
+    game bonus (classic, oklahoma: 100 to the winner, 200 on a shutout)."""
 
     points: int
     box_bonus: int
@@ -190,23 +192,17 @@ class MatchState:
             if self.scores[result.winner] >= self.rules.target:
                 self._end(result.winner, "target")
                 return
-        if self.rules.starter_rule is StarterRule.ALTERNATE:
-            starter = 1 - self.hand.starter
-        else:
-            starter = self.hand.starter if result.winner is None else result.winner
-        self.hand = self._deal(starter)
+        self.hand = self._deal(self.rules.next_starter(self.hand.starter, result))
 
     def _end(self, winner: int, reason: str) -> None:
-        r = self.rules
-        loser = 1 - winner
-        totals = []
-        for seat in (0, 1):
-            box = r.box_bonus * self.hands_won[seat] if reason == "target" else 0
-            game = 0
-            if seat == winner and reason == "target":
-                game = r.shutout_bonus if self.scores[loser] == 0 else r.game_bonus
-            totals.append(SeatTotal(self.scores[seat], box, game))
-        self.outcome = MatchOutcome(winner, reason, (totals[0], totals[1]))
+        scores = (self.scores[0], self.scores[1])
+        if reason == "target":
+            bonuses = self.rules.match_bonuses(scores, (self.hands_won[0], self.hands_won[1]), winner)
+        else:
+            bonuses = ((0, 0), (0, 0))  # a resignation earns no bonus
+        self.outcome = MatchOutcome(
+            winner, reason, (SeatTotal(scores[0], *bonuses[0]), SeatTotal(scores[1], *bonuses[1]))
+        )
 
     def resign(self, seat: int) -> None:
         """``seat`` resigns: the other seat wins the match (no bonuses are added)."""
@@ -259,8 +255,9 @@ class MatchState:
 
 
 def new_match(rules: Rules | str, seed: int | str, first_starter: int | None = None) -> MatchState:
-    """Start a match; ``rules`` is a preset or its name (``"house"``, ``"classic"``). The seed
-    decides every deal (and the first starter unless given): take it from ``secrets``.
+    """Start a match; ``rules`` is a preset or its name (``"house"``, ``"classic"``,
+    ``"oklahoma"``). The seed decides every deal (and the first starter unless given): take it
+    from ``secrets``.
 
     >>> m = new_match("classic", seed="a seed", first_starter=1)
     >>> m.hand_number, m.to_act, m.scores, m.view(None).to_wire()["hand"]["stock_count"]
@@ -269,20 +266,13 @@ def new_match(rules: Rules | str, seed: int | str, first_starter: int | None = N
     return MatchState(rules_named(rules) if isinstance(rules, str) else rules, seed, first_starter)
 
 
-def rules_named(name: str) -> Rules:
-    """The rule set called ``name``; :class:`UnknownRulesError` (a ``KeyError``) if none is.
-
-    >>> rules_named("classic").name
-    'classic'
-    >>> rules_named("casino")
-    Traceback (most recent call last):
-    ...
-    server.rules.errors.UnknownRulesError: unknown rules 'casino' (known: classic, house)
-    """
-    try:
-        return RULES[name]
-    except (KeyError, TypeError):
-        raise UnknownRulesError(f"unknown rules {name!r} (known: {', '.join(sorted(RULES))})") from None
-
-
-__all__ = ["DECK", "HandLog", "MatchOutcome", "MatchState", "MatchView", "SeatTotal", "new_match"]
+__all__ = [
+    "DECK",
+    "HandLog",
+    "MatchOutcome",
+    "MatchState",
+    "MatchView",
+    "SeatTotal",
+    "new_match",
+    "rules_named",
+]

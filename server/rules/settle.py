@@ -2,7 +2,8 @@
 
 The knocker's arrangement is chosen for the knocker (best score once the defender has answered
 optimally; ties go to the lowest knocker deadwood). The defender's melds and layoffs are chosen
-to leave the least deadwood. No layoffs against gin.
+to leave the least deadwood. No layoffs against gin. Points come from the rules' hooks
+(:meth:`~server.rules.Rules.hand_points`), with the hand's own knock limit and multiplier.
 """
 
 from __future__ import annotations
@@ -158,34 +159,53 @@ def defend(melds: tuple[int, ...], defender: int) -> tuple[int, tuple[Layoff, ..
     return best
 
 
-def settle_knock(rules: Rules, knocker: int, hands: tuple[int, int]) -> HandResult:
+def knock_kind(knocker: int, defender: int) -> ResultKind:
+    """How a knock with ``knocker`` deadwood ends against ``defender`` (after layoffs): gin at 0,
+    an undercut when the defender has as little or less, otherwise a knock."""
+    if knocker == 0:
+        return ResultKind.GIN
+    return ResultKind.KNOCK if defender > knocker else ResultKind.UNDERCUT
+
+
+def knocker_net(rules: Rules, knocker: int, defender: int, multiplier: int) -> int:
+    """A knock's points from the knocker's side (negative: the defender's undercut), scored by
+    the rules' :meth:`~server.rules.Rules.hand_points` hook."""
+    kind = knock_kind(knocker, defender)
+    points = rules.hand_points(kind, knocker, defender, multiplier)
+    return -points if kind is ResultKind.UNDERCUT else points
+
+
+def settle_knock(
+    rules: Rules, knocker: int, hands: tuple[int, int], knock_limit: int, multiplier: int = 1
+) -> HandResult:
+    """Settle a knock by seat ``knocker`` (its ten cards within this hand's ``knock_limit``),
+    scoring through the rules' hooks with this hand's ``multiplier``."""
     k_mask, d_mask = hands[knocker], hands[1 - knocker]
     defender = 1 - knocker
     revealed = (_sorted_hand(hands[0]), _sorted_hand(hands[1]))
     if min_deadwood(k_mask) == 0:
         k_arr = best_arrangement_mask(k_mask)
         d_arr = best_arrangement_mask(d_mask)
-        points = rules.gin_bonus + d_arr.deadwood
+        d_dw = d_arr.deadwood
         arrs = [k_arr, d_arr] if knocker == 0 else [d_arr, k_arr]
         return HandResult(
             ResultKind.GIN,
             knocker,
-            points,
+            rules.hand_points(ResultKind.GIN, 0, d_dw, multiplier),
             knocker,
             revealed,
             (arrs[0], arrs[1]),
             (),
-            f"{rules.gin_bonus} + {d_arr.deadwood} = {points}",
+            rules.hand_breakdown(ResultKind.GIN, 0, d_dw, multiplier),
         )
     best_key = None
     best = None
     for chosen, unmatched in packings(k_mask):
         k_dw = mask_value(unmatched)
-        if k_dw > rules.knock_limit:
+        if k_dw > knock_limit:
             continue
         d_dw, layoffs, d_rest = defend(chosen, d_mask)
-        net = d_dw - k_dw if d_dw > k_dw else -(rules.undercut_bonus + k_dw - d_dw)
-        key = (-net, k_dw, len(chosen))
+        key = (-knocker_net(rules, k_dw, d_dw, multiplier), k_dw, len(chosen))
         if best_key is None or key < best_key:
             best_key, best = key, (chosen, unmatched, k_dw, d_dw, layoffs, d_rest)
     assert best is not None, "a knock is only legal with deadwood within the limit"
@@ -198,10 +218,8 @@ def settle_knock(rules: Rules, knocker: int, hands: tuple[int, int]) -> HandResu
     )
     d_arr = best_arrangement_mask(d_rest)
     arrs = [k_arr, d_arr] if knocker == 0 else [d_arr, k_arr]
-    if d_dw > k_dw:
-        kind, winner, points = ResultKind.KNOCK, knocker, d_dw - k_dw
-        breakdown = f"{d_dw} - {k_dw} = {points}"
-    else:
-        kind, winner, points = ResultKind.UNDERCUT, defender, rules.undercut_bonus + k_dw - d_dw
-        breakdown = f"{rules.undercut_bonus} + {k_dw} - {d_dw} = {points}"
+    kind = knock_kind(k_dw, d_dw)
+    winner = knocker if kind is ResultKind.KNOCK else defender
+    points = rules.hand_points(kind, k_dw, d_dw, multiplier)
+    breakdown = rules.hand_breakdown(kind, k_dw, d_dw, multiplier)
     return HandResult(kind, winner, points, knocker, revealed, (arrs[0], arrs[1]), layoffs, breakdown)

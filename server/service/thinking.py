@@ -109,7 +109,7 @@ class ThinkingPool:
             )
         pool = self._pool
         options: dict[str, int] = {}
-        if level == HardBot.level:
+        if level == HardBot.difficulty:
             worlds = self.worlds(self.pending)
             if worlds < FULL_WORLDS:
                 options["worlds"] = worlds

@@ -14,7 +14,11 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
+from server.rules import RULES
+
 from .wire import client_message_schema
+
+RuleName = Literal[tuple(RULES)]  # type: ignore[valid-type]  # every preset: classic, house, oklahoma
 
 Card = Annotated[
     str, Meta(pattern="^[A2-9TJQK][cdhs]$", description="A card code: rank A23456789TJQK + suit cdhs")
@@ -105,6 +109,9 @@ class Hand(_Strict):
     knock_limit: Annotated[
         int, Meta(ge=0, le=10, description="The most deadwood a knock may leave in this hand (0: gin only)")
     ]
+    multiplier: Annotated[
+        int, Meta(ge=1, description="This hand's score multiplier (oklahoma: 2 under a spade upcard)")
+    ]
     discard_deadwood: dict[Card, int]
 
 
@@ -116,7 +123,7 @@ class Player(_Strict):
 
 
 class RulesView(_Strict):
-    name: Literal["house", "classic"]
+    name: RuleName
     label: str
     description: str
     target: int

@@ -13,6 +13,8 @@ import html
 import json
 from typing import Any
 
+from server.rules import RULES
+
 from .wire import schemas
 
 ERROR_CODES = {
@@ -83,7 +85,7 @@ _SCHEMAS: dict[str, Any] = {
         "type": "object",
         "properties": {
             "match_id": {"type": "string", "examples": ["m_Xq3k9sPz0aBcDeFg"]},
-            "rules": {"type": "string", "enum": ["house", "classic"]},
+            "rules": {"type": "string", "enum": list(RULES)},
             "opponent": {"type": "string", "enum": ["computer", "human"]},
             "difficulty": {"type": ["string", "null"], "enum": ["easy", "normal", "hard", None]},
             "status": {"type": "string", "enum": ["waiting", "active", "finished"]},
@@ -285,7 +287,7 @@ def openapi_document() -> dict[str, Any]:
                     {
                         "name": "rules",
                         "in": "query",
-                        "schema": {"type": "string", "enum": ["house", "classic"]},
+                        "schema": {"type": "string", "enum": list(RULES)},
                     },
                     {
                         "name": "opponent",
@@ -343,7 +345,7 @@ def openapi_document() -> dict[str, Any]:
         },
         "/api/rules": {
             "get": {
-                "summary": "The rule presets (house, classic)",
+                "summary": "The rule presets (" + ", ".join(RULES) + ")",
                 "security": [],
                 "responses": _ok("RulePresets", "The presets"),
             }

@@ -14,35 +14,35 @@ from server.rules.cards import DECK
 SMALL_HARD = {"worlds": 2, "candidates": 2, "lookahead": 0}
 
 
-def bot(level: str, seed: int | str = 0):
-    return make_bot(level, seed, **(SMALL_HARD if level == "hard" else {}))
+def bot(difficulty: str, seed: int | str = 0):
+    return make_bot(difficulty, seed, **(SMALL_HARD if difficulty == "hard" else {}))
 
 
-def test_make_bot_builds_every_level_and_rejects_unknown_ones() -> None:
-    for level in DIFFICULTIES:
-        assert make_bot(level, 1).level == level
+def test_make_bot_builds_every_difficulty_and_rejects_unknown_ones() -> None:
+    for difficulty in DIFFICULTIES:
+        assert make_bot(difficulty, 1).difficulty == difficulty
     with pytest.raises(ValueError, match="unknown difficulty"):
         make_bot("expert", 1)
     with pytest.raises(TypeError):
         make_bot("easy", 1.5)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("level", DIFFICULTIES)
-def test_a_bot_refuses_anything_but_a_seat_view(level: str) -> None:
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_a_bot_refuses_anything_but_a_seat_view(difficulty: str) -> None:
     hand = deal(RULES["house"], starter=0, seed=1)
     with pytest.raises(TypeError, match="SeatView"):
-        bot(level).choose(hand)  # type: ignore[arg-type]
+        bot(difficulty).choose(hand)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
-        bot(level).choose(hand.view(0).to_wire())  # type: ignore[arg-type]
+        bot(difficulty).choose(hand.view(0).to_wire())  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("level", DIFFICULTIES)
-def test_a_bot_refuses_to_act_out_of_turn_or_as_a_watcher(level: str) -> None:
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_a_bot_refuses_to_act_out_of_turn_or_as_a_watcher(difficulty: str) -> None:
     hand = deal(RULES["house"], starter=0, seed=1)
     with pytest.raises(ValueError, match="no legal action"):
-        bot(level).choose(hand.view(1))
+        bot(difficulty).choose(hand.view(1))
     with pytest.raises(ValueError, match="no legal action"):
-        bot(level).choose(hand.view(None))
+        bot(difficulty).choose(hand.view(None))
 
 
 def _cards_in(value: object) -> set[Card]:
@@ -62,13 +62,13 @@ def _cards_in(value: object) -> set[Card]:
     return out
 
 
-@pytest.mark.parametrize("level", DIFFICULTIES)
-def test_bots_receive_only_a_seat_view_holding_no_hidden_card(level: str) -> None:
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_bots_receive_only_a_seat_view_holding_no_hidden_card(difficulty: str) -> None:
     """Spy on every call: the argument is exactly a SeatView, and every card it holds is the
     bot's own or public (the discard pile and cards named in the public history)."""
     for seed in range(30):
         hand = deal(RULES["house"], starter=seed % 2, seed=f"spy:{seed}")
-        bots = [bot(level, seed), bot("normal", seed)]
+        bots = [bot(difficulty, seed), bot("normal", seed)]
         while not hand.is_over:
             seat = hand.to_act
             view = hand.view(seat)
@@ -86,8 +86,8 @@ def test_bots_receive_only_a_seat_view_holding_no_hidden_card(level: str) -> Non
             hand.apply(bots[seat].choose(view), seat)
 
 
-@pytest.mark.parametrize("level", DIFFICULTIES)
-def test_same_seed_and_view_give_the_same_action_in_any_order(level: str) -> None:
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_same_seed_and_view_give_the_same_action_in_any_order(difficulty: str) -> None:
     views = []
     for seed in range(12):
         hand = deal(RULES["classic"], starter=seed % 2, seed=f"det:{seed}")
@@ -95,8 +95,8 @@ def test_same_seed_and_view_give_the_same_action_in_any_order(level: str) -> Non
         while not hand.is_over:
             views.append(hand.view(hand.to_act))
             hand.apply(players[hand.to_act].choose(views[-1]))
-    first = [bot(level, 42).choose(v) for v in views]
-    again = bot(level, 42)
+    first = [bot(difficulty, 42).choose(v) for v in views]
+    again = bot(difficulty, 42)
     shuffled = list(range(len(views)))
     random.Random(3).shuffle(shuffled)
     by_index = {i: again.choose(views[i]) for i in shuffled}
@@ -111,9 +111,9 @@ def test_different_seeds_may_differ_but_never_leave_the_legal_actions() -> None:
     hand.apply(hand.legal_actions()[1])
     hand.apply(hand.legal_actions()[0])  # draw from the stock
     view = hand.view(0)
-    for level in DIFFICULTIES:
+    for difficulty in DIFFICULTIES:
         for seed in range(10):
-            assert bot(level, seed).choose(view) in view.legal_actions
+            assert bot(difficulty, seed).choose(view) in view.legal_actions
 
 
 def test_a_view_event_names_a_card_only_when_it_was_public() -> None:

@@ -1,4 +1,4 @@
-"""The Hard level's machinery: card tracking, sampling of hidden cards, fast settlement."""
+"""The Hard difficulty's machinery: card tracking, sampling of hidden cards, fast settlement."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import random
 
 from server.bots.knowledge import Knowledge, meld_partners
 from server.bots.sim import UPCARD, Memo, deadwood, playout, settle_points, thrown_card
-from server.rules import RULES, Card, HandState, deal
+from server.rules import RULES, Card, deal
 from server.rules.cards import DECK, parse_cards, to_mask
 from server.rules.melds import discard_deadwoods, min_deadwood
 from server.rules.settle import settle_knock
@@ -28,16 +28,16 @@ def test_fast_settlement_scores_every_knock_as_the_rules_do() -> None:
         defender = to_mask(DECK[i] for i in cards[16:])
         if min_deadwood(knocker) > 10:
             continue
-        result = settle_knock(RULES["house"], 0, (knocker, defender))
+        result = settle_knock(RULES["house"], 0, (knocker, defender), 10)
         expected = result.points if result.winner == 0 else -result.points
-        assert settle_points(knocker, defender, 10, 25, 25) == expected
+        assert settle_points(knocker, defender, RULES["house"], 10, 1) == expected
         checked += 1
 
 
 def test_guide_example_knocker_8_defender_5_after_layoffs_is_minus_28_for_the_knocker() -> None:
     knocker = to_mask(parse_cards("2c 3c 4c 5h 5d 5s 7c 8c 9c 8d"))
     defender = to_mask(parse_cards("Qs Qd Qc Jh Th 9h 4s As 5c Tc"))
-    assert settle_points(knocker, defender, 10, 25, 25) == -28
+    assert settle_points(knocker, defender, RULES["house"], 10, 1) == -28
 
 
 def test_knowledge_tracks_the_opponents_pickups_and_discards() -> None:
@@ -67,15 +67,12 @@ def test_sampled_hidden_cards_are_consistent_with_the_view() -> None:
         k = Knowledge.from_view(view)
         weights = k.weights()
         for _ in range(5):
-            opp, stock = k.sample(rng, weights)
+            opp, stock = k.sample(rng, weights, view.knock_limit)
             assert opp & k.opp_known == k.opp_known
             assert opp.bit_count() == view.hand_counts[1 - seat]
             assert len(stock) == view.stock_count
             assert to_mask(DECK[i] for i in stock) | (opp & ~k.opp_known) == k.unseen
-            full = HandState.from_view(
-                view, [DECK[i] for i in range(52) if opp >> i & 1], [DECK[i] for i in stock]
-            )
-            assert full.legal_actions() == list(view.legal_actions)
+            assert not opp & (k.own | to_mask(view.discard_pile))
 
 
 def test_sampled_opponent_hands_make_melds_of_the_cards_it_picked_up() -> None:
@@ -85,7 +82,7 @@ def test_sampled_opponent_hands_make_melds_of_the_cards_it_picked_up() -> None:
     weights = k.weights()
     melded = 0
     for _ in range(100):
-        opp, _ = k.sample(rng, weights)
+        opp, _ = k.sample(rng, weights, 10)
         dw = min_deadwood(opp)
         melded += all(min_deadwood(opp & ~(1 << c)) + DECK[c].value > dw for c in k.opp_taken)
     assert melded >= 50
@@ -102,7 +99,9 @@ def test_meld_partners_lists_sets_and_runs_around_a_card() -> None:
 def test_playouts_end_and_score_within_the_games_bounds() -> None:
     for seed in range(50):
         h = deal(RULES["house"], starter=0, seed=f"playout:{seed}")
-        pts = playout(list(h.hands), list(h.stock), list(h.discard_pile), 0, UPCARD, -1, 10, 25, 25, (10, 10))
+        pts = playout(
+            list(h.hands), list(h.stock), list(h.discard_pile), 0, UPCARD, -1, RULES["house"], 10, 1, (10, 10)
+        )
         assert -123 <= pts <= 123
 
 

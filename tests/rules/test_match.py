@@ -1,4 +1,4 @@
-"""RULES.md, "The match" and the two variants: hands to 100, starters, bonuses, record and replay.
+"""RULES.md, "The match" and the variants: hands to 100, starters, bonuses, record and replay.
 
 Matches are dealt from seeds, so they are driven by simple seeded players (see ``policy``) and the
 tests check the rules against what happened hand by hand.
@@ -12,6 +12,7 @@ import pytest
 
 from server.rules import (
     RULES,
+    VARIANTS,
     Discard,
     IllegalActionError,
     Knock,
@@ -68,11 +69,12 @@ def winners(m: MatchState) -> list[int | None]:
 # --- Presets ----------------------------------------------------------------------------------
 
 
-def test_the_two_presets_are_loaded_from_the_seed_data_files():
-    assert set(RULES) == {"house", "classic"}
+def test_the_three_presets_are_loaded_from_the_seed_data_files():
+    assert set(RULES) == {"house", "classic", "oklahoma"}
     for name, rules in RULES.items():
         data = json.loads((ROOT / "seeds" / "rules" / f"{name}.json").read_text())
-        assert rules.to_wire() == {k: v for k, v in data.items() if k != "guide"}
+        assert rules.to_wire() == {k: v for k, v in data.items() if k not in ("guide", "variant")}
+        assert type(rules) is VARIANTS[data["variant"]]
         assert (rules.target, rules.knock_limit, rules.gin_bonus, rules.undercut_bonus) == (100, 10, 25, 25)
     assert (RULES["house"].box_bonus, RULES["house"].game_bonus) == (0, 0)
     assert RULES["house"].starter_rule is StarterRule.ALTERNATE
@@ -88,7 +90,7 @@ def test_the_two_presets_are_loaded_from_the_seed_data_files():
 # --- The match --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["house", "classic"])
+@pytest.mark.parametrize("name", ["house", "classic", "oklahoma"])
 def test_hand_scores_add_up_and_the_first_player_to_reach_100_wins_the_match(name):
     for seed in range(6):
         m = new_match(name, f"to100:{seed}")
@@ -130,10 +132,11 @@ def test_house_the_starting_player_alternates_every_hand_dead_hands_included():
         assert starters == [(m.first_starter + i) % 2 for i in range(len(starters))]
 
 
-def test_classic_the_winner_of_a_hand_starts_the_next_and_the_same_dealer_deals_after_a_dead_hand():
+@pytest.mark.parametrize("name", ["classic", "oklahoma"])
+def test_classic_the_winner_of_a_hand_starts_the_next_and_the_same_dealer_deals_after_a_dead_hand(name):
     seen = set()
     for seed in range(6):
-        m = play(new_match("classic", f"winner:{seed}"), policy("every other hand"), seed)
+        m = play(new_match(name, f"winner:{seed}"), policy("every other hand"), seed)
         assert m.log[0].starter == m.first_starter
         for prev, nxt, r in zip(m.log, m.log[1:], m.results):
             if r.winner is None:
@@ -152,9 +155,10 @@ def test_the_first_starter_is_drawn_from_the_match_seed():
     assert new_match("house", "x", first_starter=1).log[0].starter == 1
 
 
-def test_classic_adds_25_per_hand_won_and_a_game_bonus_of_100():
+@pytest.mark.parametrize("name", ["classic", "oklahoma"])
+def test_classic_adds_25_per_hand_won_and_a_game_bonus_of_100(name):
     for seed in range(20):
-        m = play(new_match("classic", f"box:{seed}"), policy(), seed)
+        m = play(new_match(name, f"box:{seed}"), policy(), seed)
         loser = 1 - m.outcome.winner
         if m.scores[loser] > 0:
             break
@@ -180,8 +184,9 @@ def shutout(name: str) -> MatchState:
     pytest.fail("no shutout found")
 
 
-def test_classic_game_bonus_is_200_when_the_loser_scored_no_points():
-    m = shutout("classic")
+@pytest.mark.parametrize("name", ["classic", "oklahoma"])
+def test_classic_game_bonus_is_200_when_the_loser_scored_no_points(name):
+    m = shutout(name)
     win, lose = m.outcome.totals
     assert win.game_bonus == 200
     assert win.box_bonus == 25 * m.hands_won[0] and m.hands_won[0] >= 4  # gins of 25 + deadwood
@@ -235,7 +240,7 @@ def test_an_illegal_action_in_a_match_raises_and_changes_nothing():
     assert match_snapshot(m) == before
 
 
-@pytest.mark.parametrize("name", ["house", "classic"])
+@pytest.mark.parametrize("name", ["house", "classic", "oklahoma"])
 def test_a_match_record_replays_to_the_same_state(name):
     for seed, until in ((0, None), (1, None), (2, 17), (3, 123)):
         m = play(new_match(name, f"replay:{seed}"), policy(), seed, until=until)

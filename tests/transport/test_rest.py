@@ -299,8 +299,8 @@ async def test_history_record_and_stats_after_a_whole_match(make_client):
 async def test_rules_openapi_docs_health_and_metrics_are_served(make_client):
     client = await make_client()
     rules = await (await client.get("/api/rules")).json()
-    assert {r["name"] for r in rules["rules"]} == {"house", "classic"}
-    assert {r["label"] for r in rules["rules"]} == {"House rules", "Classic rules"}
+    assert {r["name"] for r in rules["rules"]} == {"house", "classic", "oklahoma"}
+    assert {r["label"] for r in rules["rules"]} == {"House rules", "Classic rules", "Oklahoma"}
     difficulties = await (await client.get("/api/difficulties")).json()
     assert [d["name"] for d in difficulties["difficulties"]] == ["easy", "normal", "hard"]
     assert all(d["label"] and d["description"] for d in difficulties["difficulties"])
