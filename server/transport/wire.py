@@ -12,11 +12,17 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta, Struct
 
+from server.bots import DIFFICULTIES
+from server.rules import RULES
 from server.service.errors import BadMessage, BadRequest
 
 Name = Annotated[str, Meta(min_length=1, max_length=40, description="Display name, 1 to 40 characters")]
 ClientId = Annotated[str, Meta(min_length=1, max_length=64, description="The client's id for this action")]
 Version = Annotated[int, Meta(ge=0)]
+
+
+RuleName = Literal[tuple(RULES)]  # type: ignore[valid-type]
+DifficultyName = Literal[tuple(DIFFICULTIES)]  # type: ignore[valid-type]
 
 
 class CreatePlayer(Struct, forbid_unknown_fields=True):
@@ -25,8 +31,8 @@ class CreatePlayer(Struct, forbid_unknown_fields=True):
 
 class CreateMatch(Struct, forbid_unknown_fields=True):
     opponent: Literal["computer", "human"] = "computer"
-    difficulty: Literal["easy", "normal", "hard"] = "normal"
-    rules: Literal["house", "classic"] = "house"
+    difficulty: DifficultyName = "normal"
+    rules: RuleName = "house"
 
 
 class JoinMatch(Struct, forbid_unknown_fields=True):

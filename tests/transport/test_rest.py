@@ -107,8 +107,19 @@ async def test_a_new_match_defaults_to_the_computer_at_normal_with_house_rules(m
     assert m["created_at"].endswith("Z")
 
 
+@pytest.mark.parametrize("rules", ["house", "classic", "oklahoma"])
+async def test_a_match_can_be_created_with_every_preset_the_api_lists(make_client, rules):
+    client = await make_client()
+    ada = await new_player(client)
+    listed = [r["name"] for r in (await (await client.get("/api/rules")).json())["rules"]]
+    assert rules in listed
+    r = await client.post("/api/matches", json={"rules": rules, "difficulty": "hard"}, headers=auth(ada))
+    assert r.status == 201, await r.text()
+    assert (await r.json())["rules"] == rules
+
+
 @pytest.mark.parametrize(
-    "body", [{"opponent": "robot"}, {"difficulty": "insane"}, {"rules": "oklahoma"}, {"colour": "red"}, []]
+    "body", [{"opponent": "robot"}, {"difficulty": "insane"}, {"rules": "gin-gin"}, {"colour": "red"}, []]
 )
 async def test_bad_match_options_are_a_bad_request(make_client, body):
     client = await make_client()
