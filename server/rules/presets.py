@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, fields
 from enum import StrEnum
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-SEEDS_DIR = Path(__file__).resolve().parents[2] / "seeds" / "rules"
+from .. import resources
+
+SEEDS_DIR = resources.rules_dir()
 
 
 class StarterRule(StrEnum):
