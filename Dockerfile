@@ -1,12 +1,14 @@
-# The Gin Rummy server image: the package, its migrations, the rule presets and the web client.
+# The Gin Rummy server image: the package installed (not editable) from the sources copied to
+# /src, then removed; its wheel carries the migrations, the rule presets and the web client.
 FROM python:3.11-slim
-WORKDIR /app
-COPY pyproject.toml README.md alembic.ini ./
+WORKDIR /src
+COPY pyproject.toml setup.py MANIFEST.in README.md alembic.ini ./
 COPY server ./server
 COPY migrations ./migrations
 COPY seeds ./seeds
 COPY clients/web ./clients/web
-RUN pip install --no-cache-dir -e . && useradd --create-home gin && mkdir -p /app/data && chown gin /app/data
+RUN cd / && pip install --no-cache-dir /src && rm -rf /src && useradd --create-home gin && mkdir -p /app/data && chown gin /app/data
+WORKDIR /app
 USER gin
 ENV GINRUMMY_HOST=0.0.0.0 GINRUMMY_PORT=8080
 EXPOSE 8080

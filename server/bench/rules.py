@@ -163,7 +163,7 @@ def hand_engines(seed: int) -> list[Engine]:
         import numpy as np
         from rlcard.games.gin_rummy.game import GinRummyGame
     except ImportError:
-        print("  (RLCard is not installed: pip install -e '.[test]')")
+        print("  (RLCard is not installed: pip install -e '.[bench]')")
     else:
         rl_game = GinRummyGame()
         rl_game.np_random = np.random.RandomState(seed)

@@ -32,7 +32,6 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from enum import StrEnum
-from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -43,7 +42,9 @@ from .settle import ResultKind
 if TYPE_CHECKING:
     from .settle import HandResult
 
-SEEDS_DIR = Path(__file__).resolve().parents[2] / "seeds" / "rules"
+from .. import resources
+
+SEEDS_DIR = resources.rules_dir()
 
 _GIN, _KNOCK, _UNDERCUT = ResultKind.GIN, ResultKind.KNOCK, ResultKind.UNDERCUT
 _SPADES = 3

@@ -17,9 +17,11 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.ext.asyncio import AsyncSession as AsyncSession
 
+from .. import resources
+
 ROOT = Path(__file__).resolve().parents[2]
-ALEMBIC_INI = ROOT / "alembic.ini"
-MIGRATIONS = ROOT / "migrations"
+ALEMBIC_INI = resources.path("alembic.ini")
+MIGRATIONS = resources.path("migrations")
 
 
 def is_sqlite(url: str) -> bool:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from aiohttp import web
 
+from .. import resources
 from .keys import SETTINGS
 
 PLACEHOLDER = """<!doctype html>
@@ -21,7 +22,7 @@ PLACEHOLDER = """<!doctype html>
 
 def _file(root: Path, rel: str) -> Path | None:
     try:
-        root = root.resolve(strict=True)
+        root = resources.web_root(root).resolve(strict=True)
         path = (root / rel).resolve(strict=True)
     except (OSError, RuntimeError):
         return None

@@ -1,0 +1,189 @@
+"""The package works installed from a built wheel, not only from this checkout: build the sdist
+and, from it, the wheel (``python -m build``); install the wheel in a fresh virtual environment
+outside the checkout with its runtime dependencies only; play a little over REST and the
+WebSocket there, fetch the web client and the rule presets, and import every module of the
+installed package (so nothing in it needs the test extras at import time)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+import venv
+from collections.abc import Iterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from server import resources
+from server.bench.load import free_port
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# What the installed package must not import: the test and bench extras (and what they bring).
+TEST_ONLY = ["pytest", "_pytest", "hypothesis", "playwright", "pyspiel", "open_spiel", "rlcard", "websockets"]
+TEST_ONLY += ["yaml", "numpy", "build", "ruff"]
+
+IMPORT_ALL = """
+import importlib, json, pkgutil, sys
+import server
+from server import resources
+from server.rules import RULES
+
+def fail(name):
+    raise
+names = []
+for info in pkgutil.walk_packages(server.__path__, "server.", onerror=fail):
+    importlib.import_module(info.name)
+    names.append(info.name)
+print(json.dumps({
+    "file": server.__file__,
+    "modules": names,
+    "loaded": sorted(sys.modules),
+    "rules": sorted(RULES),
+    "paths": {name: str(resources.path(name)) for name in resources.LAYOUT},
+}))
+"""
+
+
+def run(*args: str | Path, **kwargs) -> subprocess.CompletedProcess:
+    out = subprocess.run([str(a) for a in args], capture_output=True, text=True, **kwargs)
+    assert out.returncode == 0, f"{args} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
+    return out
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """This process's environment without what would point Python back at the checkout."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "GINRUMMY_"))}
+    env.pop("DATABASE_URL", None)
+    return {**env, **extra}
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(the fresh venv's python, a working folder outside the checkout)."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    dist = tmp / "dist"
+    run(sys.executable, "-m", "build", "--outdir", dist, ROOT, cwd=tmp, env=clean_env())
+    (wheel,) = dist.glob("*.whl")
+    venv.create(tmp / "venv", with_pip=True)
+    python = tmp / "venv" / "bin" / "python"
+    run(python, "-m", "pip", "install", "-q", wheel, cwd=tmp, env=clean_env())
+    return python, tmp
+
+
+def test_the_wheel_ships_every_module_and_data_file_and_imports_no_test_extra(installed):
+    python, tmp = installed
+    info = json.loads(run(python, "-c", IMPORT_ALL, cwd=tmp, env=clean_env()).stdout)
+    site = Path(info["file"]).parents[1]
+    assert site.is_relative_to(tmp / "venv"), info["file"]  # the installed copy, not the checkout
+    checkout = {
+        ".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        for p in (ROOT / "server").rglob("*.py")
+    } - {"server"}
+    assert set(info["modules"]) == checkout
+    assert [m for m in info["loaded"] if m.split(".")[0] in TEST_ONLY] == []
+    assert {"house", "classic"} <= set(info["rules"])
+    for name, where in info["paths"].items():
+        assert Path(where) == site / "server" / "_data" / name
+    for rel in ("rules/house.json", "rules/classic.json", "alembic.ini", "web/index.html"):
+        assert (site / "server" / "_data" / rel).is_file(), rel
+    assert sorted(p.name for p in (site / "server/_data/migrations/versions").glob("*.py")) == sorted(
+        p.name for p in (ROOT / "migrations/versions").glob("*.py")
+    )
+
+
+@contextlib.contextmanager
+def server_process(python: Path, tmp: Path) -> Iterator[str]:
+    port = free_port()
+    log = (tmp / "server.log").open("wb")
+    args = ["-m", "server", "--port", str(port), "--database-url", f"sqlite+aiosqlite:///{tmp / 'x.db'}"]
+    env = clean_env(GINRUMMY_BOT_DELAY="0", GINRUMMY_BOT_WORKERS="0")
+    process = subprocess.Popen([python, *args], cwd=tmp, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    output = (tmp / "server.log").read_text
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"the server exited with {process.returncode}:\n{output()}")
+            with contextlib.suppress(OSError), urllib.request.urlopen(url + "/healthz", timeout=1) as r:
+                if r.status == 200:
+                    break
+            if time.monotonic() > deadline:
+                pytest.fail(f"the server did not start in 30 s:\n{output()}")
+            time.sleep(0.1)
+        yield url
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        log.close()
+    assert process.returncode == 0, output()
+
+
+async def test_the_installed_server_plays_serves_the_web_client_and_lists_the_rules(installed):
+    python, tmp = installed
+    with server_process(python, tmp) as url:
+        async with aiohttp.ClientSession(url, timeout=aiohttp.ClientTimeout(total=20)) as http:
+            async with http.get("/") as r:
+                assert r.status == 200
+                page = await r.text()
+            assert "<!doctype html>" in page.lower() and (ROOT / "clients/web/index.html").read_text() == page
+            async with http.get("/api/rules") as r:
+                assert r.status == 200
+                names = json.dumps(await r.json())
+            assert '"house"' in names and '"classic"' in names
+
+            async with http.post("/api/players", json={"name": "Ada"}) as r:
+                assert r.status == 201, await r.text()
+                token = (await r.json())["token"]
+            auth = {"Authorization": f"Bearer {token}"}
+            async with http.post("/api/matches", json={"difficulty": "easy"}, headers=auth) as r:
+                assert r.status == 201, await r.text()
+                match_id = (await r.json())["match_id"]
+
+            async with http.ws_connect("/ws") as ws:
+                await ws.send_json({"type": "hello", "match": match_id, "token": token})
+                state = await ws.receive_json(timeout=10)
+                assert state["type"] == "state", state
+                while state["view"]["hand"]["to_act"] != state["view"]["seat"]:  # the computer starts
+                    state = await ws.receive_json(timeout=10)
+                legal = state["view"]["hand"]["legal_actions"]
+                assert legal
+                version = state["version"]
+                await ws.send_json({"type": "act", "id": "a1", "version": version, "action": legal[0]})
+                ack = await ws.receive_json(timeout=10)
+                assert ack == {"type": "ack", "id": "a1", "version": version + 1}
+
+
+def test_a_checkout_reads_its_own_folders_live():
+    """Here (an editable install or the source tree) nothing is copied: developers' edits show."""
+    assert not resources.PACKAGED.exists()
+    assert resources.path("web") == ROOT / "clients" / "web"
+    assert resources.rules_dir() == ROOT / "seeds" / "rules"
+    assert resources.path("migrations") == ROOT / "migrations"
+    assert resources.path("alembic.ini") == ROOT / "alembic.ini"
+
+
+def test_missing_rule_presets_fail_loudly_at_import(tmp_path, monkeypatch):
+    (tmp_path / "rules").mkdir()
+    monkeypatch.setattr(resources, "PACKAGED", tmp_path)
+    with pytest.raises(FileNotFoundError, match=r"classic\.json, house\.json"):
+        resources.rules_dir()
+    (tmp_path / "rules" / "house.json").write_text("{}")
+    with pytest.raises(FileNotFoundError, match=r"presets classic\.json not found"):
+        resources.rules_dir()
+    code = "import server.resources as r, pathlib; r.PACKAGED = pathlib.Path(r'%s'); import server.rules"
+    out = subprocess.run([sys.executable, "-c", code % tmp_path], capture_output=True, text=True)
+    assert out.returncode != 0 and "FileNotFoundError: rule presets classic.json not found" in out.stderr
