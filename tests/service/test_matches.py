@@ -58,7 +58,7 @@ async def human_match(service: MatchService):
     bob, _ = await service.create_player("Bob")
     created = await service.create_match(ada, opponent="human")
     await service.join(bob, created.meta.match_id, created.invite)
-    live = await service._get(created.meta.match_id)
+    live = await service.cache.get(created.meta.match_id)
     return live, ada, bob
 
 
@@ -97,7 +97,7 @@ async def test_two_services_on_one_database_never_both_write_a_match(engine):
     one = MatchService(SqlStore(engine), bot_delay=0)
     live, *_ = await human_match(one)
     two = MatchService(SqlStore(engine), bot_delay=0)
-    other = await two._get(live.match_id)
+    other = await two.cache.get(live.match_id)
     seat, version = live.state.to_act, live.meta.version
     await one.act(live, seat, "first", version, {"kind": "pass"})
     with pytest.raises(StaleVersion):
@@ -176,7 +176,7 @@ async def test_a_change_reaches_the_clients_of_another_process_through_the_broad
     one = MatchService(SqlStore(engine), bot_delay=0, broadcaster=hub)
     two = MatchService(SqlStore(engine), bot_delay=0, broadcaster=hub)
     live, *_ = await human_match(one)
-    other = await two._get(live.match_id)
+    other = await two.cache.get(live.match_id)
     watcher = Recorder(None)
     await two.subscribe(other, watcher)
     await one.act(live, live.state.to_act, "a", live.meta.version, {"kind": "pass"})
@@ -192,7 +192,7 @@ async def test_a_match_against_the_computer_is_played_by_the_service_to_its_end(
     service = MatchService(SqlStore(engine), bot_delay=0)
     ada, _ = await service.create_player("Ada")
     created = await service.create_match(ada, difficulty="easy")
-    live = await service._get(created.meta.match_id)
+    live = await service.cache.get(created.meta.match_id)
     rng = random.Random(4)
     for _ in range(5000):
         if live.meta.status == "finished":
@@ -206,7 +206,7 @@ async def test_a_match_against_the_computer_is_played_by_the_service_to_its_end(
             continue
         await service.act(live, 0, None, version, rng.choice(legal).to_wire())
     assert live.meta.status == "finished" and live.meta.outcome["reason"] == "target"
-    reloaded = await MatchService(SqlStore(engine))._get(live.match_id)
+    reloaded = await MatchService(SqlStore(engine)).cache.get(live.match_id)
     assert reloaded.state.scores == live.state.scores and reloaded.meta.version == live.meta.version
     await service.close()
 
@@ -225,7 +225,7 @@ async def test_a_broken_computer_still_moves_so_the_match_never_stalls(engine):
     service = MatchService(SqlStore(engine), bot_delay=0, bot_factory=Broken)
     ada, _ = await service.create_player("Ada")
     created = await service.create_match(ada)
-    live = await service._get(created.meta.match_id)
+    live = await service.cache.get(created.meta.match_id)
     await play_until_the_computer_moved(service, live, SqlStore(engine))
     assert live.bot.calls >= 1
     await service.close()
@@ -235,7 +235,7 @@ async def test_resync_catches_up_on_a_change_whose_news_was_lost(engine):
     one = MatchService(SqlStore(engine), bot_delay=0)
     live, *_ = await human_match(one)
     two = MatchService(SqlStore(engine), bot_delay=0)  # no shared broadcaster: news is lost
-    other = await two._get(live.match_id)
+    other = await two.cache.get(live.match_id)
     watcher = Recorder(None)
     await two.subscribe(other, watcher)
     await one.act(live, live.state.to_act, "a", live.meta.version, {"kind": "pass"})
@@ -297,7 +297,7 @@ async def test_a_computer_move_given_as_a_subclass_of_an_action_is_played_as_cho
     service = MatchService(SqlStore(engine), bot_delay=0, bot_factory=Chosen)
     ada, _ = await service.create_player("Ada")
     created = await service.create_match(ada)
-    live = await service._get(created.meta.match_id)
+    live = await service.cache.get(created.meta.match_id)
     store = SqlStore(engine)
     await play_until_the_computer_moved(service, live, store)
     await service.close()
@@ -311,10 +311,10 @@ async def test_idle_matches_leave_memory_and_come_back_from_the_store(engine):
     service = MatchService(SqlStore(engine), bot_delay=0, max_live=2)
     ada, _ = await service.create_player("Ada")
     made = [await service.create_match(ada, opponent="human") for _ in range(4)]
-    assert len(service._live) <= 2
+    assert len(service.cache) <= 2
     first = made[0].meta.match_id
-    assert first not in service._live
-    live = await service._get(first)  # rebuilt by replay
+    assert first not in service.cache
+    live = await service.cache.get(first)  # rebuilt by replay
     assert live.meta.version == made[0].meta.version and live.state.hand_number == 1
     await service.close()
 
@@ -323,7 +323,7 @@ async def test_a_repeated_id_sent_to_a_process_with_an_old_copy_is_answered_not_
     one = MatchService(SqlStore(engine), bot_delay=0)
     live, *_ = await human_match(one)
     two = MatchService(SqlStore(engine), bot_delay=0)  # no broadcaster between them
-    other = await two._get(live.match_id)
+    other = await two.cache.get(live.match_id)
     seat, version = live.state.to_act, live.meta.version
     first = await one.act(live, seat, "once", version, {"kind": "pass"})
     again = await two.act(other, seat, "once", version, {"kind": "pass"})
@@ -338,7 +338,7 @@ async def test_a_resignation_at_a_process_with_an_old_copy_goes_through(engine):
     one = MatchService(SqlStore(engine), bot_delay=0)
     live, ada, _ = await human_match(one)
     two = MatchService(SqlStore(engine), bot_delay=0)
-    await two._get(live.match_id)
+    await two.cache.get(live.match_id)
     await one.act(live, live.state.to_act, "a", live.meta.version, {"kind": "pass"})
     meta = await two.resign(ada, live.match_id)
     assert meta.status == "finished" and meta.version == live.meta.version + 1
@@ -368,13 +368,13 @@ async def test_a_process_whose_copy_is_behind_catches_up_instead_of_refusing(eng
     bob, bob_token = await one.create_player("Bob")
     created = await one.create_match(ada, opponent="human")
     two = MatchService(SqlStore(engine), bot_delay=0)
-    behind = await two._get(created.meta.match_id)  # cached while waiting
+    behind = await two.cache.get(created.meta.match_id)  # cached while waiting
     await one.join(bob, created.meta.match_id, created.invite)
     # Bob's hello reaches the process that still thinks the seat is empty.
     live, seat = await two.open(created.meta.match_id, bob_token)
     assert seat == 1 and live is behind and live.meta.status == "active"
     # A move made at the first process, then the next one sent to the second at the new version.
-    first = await one._get(created.meta.match_id)
+    first = await one.cache.get(created.meta.match_id)
     mover = first.state.to_act
     await one.act(first, mover, "m1", first.meta.version, {"kind": "pass"})
     version, repeated = await two.act(behind, 1 - mover, "m2", first.meta.version, {"kind": "pass"})
@@ -399,13 +399,13 @@ async def test_a_hello_to_a_process_whose_copy_is_behind_starts_from_the_current
         bob, _ = await service.create_player("Bob")
         created = await service.create_match(ada, opponent="human")
         await service.join(bob, created.meta.match_id, created.invite)
-        return await service._get(created.meta.match_id), ada_token, created.watch_token
+        return await service.cache.get(created.meta.match_id), ada_token, created.watch_token
 
     one = MatchService(SqlStore(engine), bot_delay=0)
     live, ada_token, watch_token = await match(one)
     store = CountingStore(engine)
     two = MatchService(store, bot_delay=0)
-    held = await two._get(live.match_id)  # two's copy, soon behind
+    held = await two.cache.get(live.match_id)  # two's copy, soon behind
     await one.act(live, live.state.to_act, "m1", live.meta.version, {"kind": "pass"})
     assert held.meta.version == live.meta.version - 1
     for token, seat in ((ada_token, 0), (watch_token, None)):
@@ -425,9 +425,7 @@ async def test_a_hello_to_a_process_whose_copy_is_behind_starts_from_the_current
     await two.close()
 
 
-async def test_players_are_remembered_by_token_but_unknown_tokens_are_not(engine, monkeypatch):
-    import server.service.matches as matches_module
-
+async def test_players_are_remembered_by_token_but_unknown_tokens_are_not(engine):
     class CountingStore(SqlStore):
         player_reads = 0
 
@@ -435,10 +433,10 @@ async def test_players_are_remembered_by_token_but_unknown_tokens_are_not(engine
             self.player_reads += 1
             return await super().player_by_token_hash(token_hash)
 
-    monkeypatch.setattr(matches_module, "PLAYERS_KNOWN", 2)
     one = MatchService(SqlStore(engine), bot_delay=0)
     store = CountingStore(engine)
     two = MatchService(store, bot_delay=0)
+    two.players.known = 2
     ada, ada_token = await one.create_player("Ada")  # made by another process
     assert (await two.authenticate(ada_token)) == ada and store.player_reads == 1
     created = await two.create_match(ada)
@@ -467,7 +465,7 @@ async def test_resync_brings_every_copy_that_fell_behind_up_to_date_and_tells_it
     behind, _, _ = await human_match(one)
     untouched, _, _ = await human_match(one)
     two = MatchService(SqlStore(engine), bot_delay=0)
-    copies = [await two._get(behind.match_id), await two._get(untouched.match_id)]
+    copies = [await two.cache.get(behind.match_id), await two.cache.get(untouched.match_id)]
     watchers = [Recorder(None), Recorder(None)]
     for live, watcher in zip(copies, watchers):
         await two.subscribe(live, watcher)
@@ -487,7 +485,7 @@ async def test_details_and_record_read_the_store_not_an_old_copy(engine):
     one = MatchService(SqlStore(engine), bot_delay=0)
     live, ada, _ = await human_match(one)
     two = MatchService(SqlStore(engine), bot_delay=0)
-    await two._get(live.match_id)  # an old copy at the second process
+    await two.cache.get(live.match_id)  # an old copy at the second process
     await one.resign(ada, live.match_id)
     meta, _ = await two.details(ada, live.match_id)
     assert meta.status == "finished"
@@ -515,7 +513,7 @@ async def test_details_show_only_the_hands_their_match_row_knows_of(engine):
     async def row_read_earlier(match_id):
         return before
 
-    service._meta = row_read_earlier
+    service.queries.read_meta = row_read_earlier
     assert await service.details(ada, live.match_id) == (before, [])
     await service.close()
 
@@ -526,7 +524,7 @@ async def test_a_player_who_joined_through_another_process_can_resign_here(engin
     bob, _ = await one.create_player("Bob")
     created = await one.create_match(ada, opponent="human")
     two = MatchService(SqlStore(engine), bot_delay=0)
-    await two._get(created.meta.match_id)  # cached while Bob's seat was empty
+    await two.cache.get(created.meta.match_id)  # cached while Bob's seat was empty
     await one.join(bob, created.meta.match_id, created.invite)
     meta = await two.resign(bob, created.meta.match_id)
     assert meta.status == "finished" and meta.winner == 0
@@ -602,7 +600,7 @@ async def test_a_seat_connected_to_another_process_shows_as_connected_until_it_l
     assert connected_flags(ada.messages[-1]) == [True, False]
 
     bob = Recorder(1)
-    live_there = await there._get(live.match_id)
+    live_there = await there.cache.get(live.match_id)
     await there.subscribe(live_there, bob)
     assert connected_flags(ada.messages[-1]) == [True, True]  # told at once, same version
     assert ada.messages[-1]["version"] == live.meta.version
@@ -650,7 +648,7 @@ async def test_the_computer_still_moves_after_losing_several_version_races_in_a_
     service = MatchService(store, bot_delay=0)
     ada, _ = await service.create_player("Ada")
     created = await service.create_match(ada)
-    live = await service._get(created.meta.match_id)
+    live = await service.cache.get(created.meta.match_id)
     await play_until_the_computer_moved(service, live, store)
     assert store.refusals == 0
     await service.close()

@@ -224,11 +224,11 @@ async def test_finished_hands_come_back_in_order_with_their_results(store):
 
 
 async def test_the_prepared_match_update_writes_every_column_a_change_carries(store):
-    from server.storage.repository import _ROW_COLUMNS, _row_values
+    from server.storage.repository import ROW_COLUMNS, row_values
 
     ada = await make_player(store)
     meta = await make_match(store, ada)
-    assert set(_ROW_COLUMNS) == set(_row_values(meta))
+    assert set(ROW_COLUMNS) == set(row_values(meta))
     done = _next(
         meta,
         status="finished",
