@@ -141,6 +141,10 @@ class GroupCommitStore(SqlStore):
                     for c in changes:
                         try:
                             results.append((await self._commit_batch([c]))[0])
+                        except IntegrityError:
+                            # Nothing of it was written: as SqlStore, another writer took this
+                            # action number (or client id) first.
+                            results.append(False)
                         except Exception as e:
                             results.append(e)
                 except Exception as e:
