@@ -11,7 +11,14 @@ import random
 
 import pytest
 
-from server.service import InProcessBroadcaster, MatchService, SeatUpdate
+from server.service import (
+    Broadcaster,
+    FakeClock,
+    InProcessBroadcaster,
+    MatchService,
+    SeatUpdate,
+    SequentialIds,
+)
 from server.service.errors import (
     BadMessage,
     IllegalAction,
@@ -20,7 +27,7 @@ from server.service.errors import (
     Unauthorized,
     Unavailable,
 )
-from server.storage import SqlStore, create_engine, upgrade
+from server.storage import MemoryStore, SqlStore, create_engine, upgrade
 from server.transport.present import state_message
 
 
@@ -552,7 +559,7 @@ def test_a_match_row_copy_has_every_field_and_shares_no_list():
         assert getattr(copy, name) is not getattr(meta, name)
 
 
-class PresenceLink:
+class PresenceLink(Broadcaster):
     """Two processes' broadcasters, joined: each one's presence reports reach the other's
     listeners, as the Postgres one does (changes are left to the other tests)."""
 
@@ -612,9 +619,10 @@ async def test_a_seat_connected_to_another_process_shows_as_connected_until_it_l
     await there.close()
 
 
-async def test_a_report_from_a_process_that_died_expires_and_the_clients_are_told(engine):
+async def test_a_report_from_a_process_that_died_expires_and_the_clients_are_told():
+    clock = FakeClock()
     link_a, _ = linked()
-    here = MatchService(SqlStore(engine), bot_delay=0, broadcaster=link_a, presence_ttl=0.3)
+    here = MatchService(MemoryStore(), bot_delay=0, broadcaster=link_a, presence_ttl=30, clock=clock)
     live, *_ = await human_match(here)
     ada = Recorder(0)
     await here.subscribe(live, ada)
@@ -622,14 +630,38 @@ async def test_a_report_from_a_process_that_died_expires_and_the_clients_are_tol
     for listener in link_a.listeners:
         await listener(live.match_id, "dead-peer", (False, True))
     assert connected_flags(ada.messages[-1]) == [True, True]
-    for _ in range(40):
-        await asyncio.sleep(0.05)
-        if connected_flags(ada.messages[-1]) == [True, False]:
-            break
+    await clock.settle()
+    assert clock.sleepers == 1  # the presence loop, every third of the 30 s
+    await clock.advance(29.9)
+    assert connected_flags(ada.messages[-1]) == [True, True]  # not expired yet
+    # Meanwhile this process kept reporting its own socket (at 10 s and 20 s).
+    assert link_a.sent.count((live.match_id, (True, False))) == 3  # (and once on subscribing)
+    await clock.advance(0.1)  # 30 s: the report is forgotten at the loop's next round
     assert connected_flags(ada.messages[-1]) == [True, False]
-    # Meanwhile this process kept reporting its own socket.
-    assert (live.match_id, (True, False)) in link_a.sent
     await here.close()
+
+
+async def test_the_computer_pauses_before_each_of_its_moves():
+    clock = FakeClock()
+    service = MatchService(MemoryStore(), bot_delay=0.6, clock=clock, ids=SequentialIds())
+    ada, _ = await service.create_player("Ada")
+    created = await service.create_match(ada, difficulty="easy")
+    live = await service.cache.get(created.meta.match_id)
+    while live.state.to_act == 0:
+        await service.act(live, 0, None, live.meta.version, live.state.legal_actions(0)[0].to_wire())
+    await clock.settle()
+    version = live.meta.version
+    assert live.bot_task is not None and clock.sleepers == 1
+    await clock.advance(0.59)
+    assert live.meta.version == version  # still thinking
+    await clock.advance(0.01)
+    assert live.meta.version == version + 1  # one move, then another pause if it is still its turn
+    if live.state.to_act == 1:
+        await clock.advance(0.59)
+        assert live.meta.version == version + 1
+        await clock.advance(0.01)
+        assert live.meta.version == version + 2
+    await service.close()
 
 
 async def test_the_computer_still_moves_after_losing_several_version_races_in_a_row(engine):
