@@ -1,16 +1,22 @@
 """The service layer: live matches with one writer each, the computer's turns, persistence and
-fan-out through ports (:class:`Store`, :class:`Broadcaster`) that adapters implement.
+fan-out through ports (:class:`Store`, :class:`Broadcaster`) that adapters implement, and
+the time and ids as inputs (:class:`Clock`, :class:`Ids`).
 
-It depends on the rules and the bots only; it never imports aiohttp or SQLAlchemy."""
+It depends on the rules and the bots only; it never imports aiohttp or SQLAlchemy (tests/test_layering.py)."""
 
+from .clock import Clock, FakeClock, SystemClock
 from .errors import ServiceError
+from .ids import Ids, SecretIds, SequentialIds
 from .matches import CreatedMatch, LiveMatch, MatchService, Subscriber, hash_token
 from .metrics import Metrics
 from .ports import Broadcaster, InProcessBroadcaster, MatchMeta, MatchRecord, PlayerRecord, SeatUpdate, Store
 
 __all__ = [
     "Broadcaster",
+    "Clock",
     "CreatedMatch",
+    "FakeClock",
+    "Ids",
     "InProcessBroadcaster",
     "LiveMatch",
     "MatchMeta",
@@ -19,8 +25,11 @@ __all__ = [
     "Metrics",
     "PlayerRecord",
     "SeatUpdate",
+    "SecretIds",
+    "SequentialIds",
     "ServiceError",
     "Store",
     "Subscriber",
+    "SystemClock",
     "hash_token",
 ]

@@ -175,6 +175,10 @@ PresenceListener = Callable[[str, str, tuple[bool, bool]], Awaitable[None] | Non
 """``(match_id, peer, seats)``: process ``peer`` has (or no longer has) sockets of these seats."""
 
 
+GapListener = Callable[[], Awaitable[None] | None]
+"""Called after notifications may have been missed (the service then checks every match)."""
+
+
 class Broadcaster(Protocol):
     """Tells other processes that a match changed (``match_id`` now at ``version``). The process
     that made the change has already told its own clients.
@@ -182,17 +186,35 @@ class Broadcaster(Protocol):
     It also carries presence: which seats of a match have a socket on the publishing process
     (``publish_presence``), so a player connected to another process is not shown as gone.
     Presence is re-sent periodically by the service and forgotten when it is not (a process
-    that died stops counting)."""
+    that died stops counting).
+
+    Optional capabilities, with the one-process defaults (a broadcaster that subclasses this
+    port inherits them; one that does not must declare them itself):
+
+    - ``channel`` and ``transactional``: a broadcaster whose notifications the store sends
+      inside the commit of each change (Postgres ``NOTIFY``) says so with ``transactional =
+      True`` and names its ``channel``; ``publish`` then sends nothing itself.
+    - ``on_gap(listener)``: a broadcaster that can miss notifications (a dropped connection)
+      calls ``listener`` once it may have; one that never misses any never calls it.
+    """
+
+    channel: str | None = None
+    transactional: bool = False
 
     async def publish(self, match_id: str, version: int) -> None: ...
     def listen(self, listener: Listener) -> None: ...
     async def publish_presence(self, match_id: str, seats: tuple[bool, bool]) -> None: ...
     def listen_presence(self, listener: PresenceListener) -> None: ...
+    def on_gap(self, listener: GapListener) -> None:
+        """Call ``listener`` after notifications may have been missed (default: never)."""
+        return None
+
     async def close(self) -> None: ...
 
 
-class InProcessBroadcaster:
-    """The single-process broadcaster: every listener in this process hears every change."""
+class InProcessBroadcaster(Broadcaster):
+    """The single-process broadcaster: every listener in this process hears every change, and
+    none is ever missed."""
 
     def __init__(self) -> None:
         self._listeners: list[Listener] = []

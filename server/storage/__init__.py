@@ -1,9 +1,11 @@
 """Storage adapter: SQLAlchemy models, the SQL :class:`SqlStore` behind the service's ``Store``
-port, engine setup (SQLite by default, Postgres from any ``DATABASE_URL``) and migrations.
+port (and :class:`MemoryStore`, the same in memory), engine setup (SQLite by default, Postgres
+from any ``DATABASE_URL``) and migrations.
 
 It stores what the service hands it and never decides anything about the game."""
 
 from .engine import create_engine, upgrade
+from .memory import MemoryStore
 from .repository import SqlStore
 
-__all__ = ["SqlStore", "create_engine", "upgrade"]
+__all__ = ["MemoryStore", "SqlStore", "create_engine", "upgrade"]

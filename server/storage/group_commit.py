@@ -44,7 +44,7 @@ from server.service.ports import Change
 from .engine import sqlite_on_connect, sqlite_path
 from .models import HandRecord, Match, MatchAction
 from .notify import CHANNEL, encode_payload
-from .repository import _ROW_COLUMNS, SqlStore, _row_values
+from .repository import ROW_COLUMNS, SqlStore, row_values
 
 log = logging.getLogger("server.storage.group_commit")
 
@@ -141,6 +141,10 @@ class GroupCommitStore(SqlStore):
                     for c in changes:
                         try:
                             results.append((await self._commit_batch([c]))[0])
+                        except IntegrityError:
+                            # Nothing of it was written: as SqlStore, another writer took this
+                            # action number (or client id) first.
+                            results.append(False)
                         except Exception as e:
                             results.append(e)
                 except Exception as e:
@@ -246,7 +250,7 @@ class _Rows(NamedTuple):
     expected: int
     """The version its compare-and-set expects."""
     columns: tuple[Any, ...]
-    """The match row's changing columns, in ``_ROW_COLUMNS`` order."""
+    """The match row's changing columns, in ``ROW_COLUMNS`` order."""
     action: tuple[Any, ...] | None
     hands: list[tuple[Any, ...]]
     notice: str
@@ -274,7 +278,7 @@ class _BatchSql:
     def __init__(self, dialect: Any) -> None:
         self.dialect = dialect
         m, a, h = _MATCHES, MatchAction.__table__, HandRecord.__table__
-        self._row_bind = self._binders(m, _ROW_COLUMNS)
+        self._row_bind = self._binders(m, ROW_COLUMNS)
         self._action_bind = self._binders(a, self.ACTION_COLUMNS)
         self._hand_bind = self._binders(h, self.HAND_COLUMNS)
         self.postgres = self._postgres_statement()
@@ -290,8 +294,8 @@ class _BatchSql:
         """One change's rows, as driver values."""
         meta = change.meta
         # The repository's own mapping of a row's changing columns: both paths write alike.
-        values = _row_values(meta)
-        columns = self._row(self._row_bind, tuple(values[col] for col in _ROW_COLUMNS))
+        values = row_values(meta)
+        columns = self._row(self._row_bind, tuple(values[col] for col in ROW_COLUMNS))
         a = change.action
         action = None
         if a is not None:
@@ -341,7 +345,7 @@ class _BatchSql:
                     stored[match_id] = int(version)
         ok = [stored.get(r.match_id) == r.expected for r in rows]
         landed = [r for r, good in zip(rows, ok) if good]
-        width = len(_ROW_COLUMNS) + 2
+        width = len(ROW_COLUMNS) + 2
         for chunk in _chunks([(r.match_id, *r.columns, r.expected) for r in landed], width, limit):
             conn.execute(_sqlite_update(len(chunk)), [v for row in chunk for v in row])
         for table, columns, table_rows in (
@@ -383,8 +387,8 @@ class _BatchSql:
             return f"unnest({', '.join(unnest)}) AS {alias}({', '.join(names)})", exprs
 
         m, a, h = _MATCHES, MatchAction.__table__, HandRecord.__table__
-        v_from, v = arrays(m, ("id", *_ROW_COLUMNS), "v", extra="expected")
-        sets = ", ".join(f"{col} = {v[col]}" for col in _ROW_COLUMNS)
+        v_from, v = arrays(m, ("id", *ROW_COLUMNS), "v", extra="expected")
+        sets = ", ".join(f"{col} = {v[col]}" for col in ROW_COLUMNS)
         a_from, a_exprs = arrays(a, self.ACTION_COLUMNS, "a")
         h_from, h_exprs = arrays(h, self.HAND_COLUMNS, "h")
         channel, ids, payloads = next(params), next(params), next(params)
@@ -411,7 +415,7 @@ class _BatchSql:
         hands = [h for r in rows for h in r.hands]
         args: list[Any] = []
         for table_rows, width in (
-            (match_rows, len(_ROW_COLUMNS) + 2),
+            (match_rows, len(ROW_COLUMNS) + 2),
             (actions, len(self.ACTION_COLUMNS)),
             (hands, len(self.HAND_COLUMNS)),
         ):
@@ -429,9 +433,9 @@ def _sqlite_versions(n: int) -> str:
 
 @functools.cache
 def _sqlite_update(n: int) -> str:
-    """Compare-and-set ``n`` match rows, each given as ``(id, *_ROW_COLUMNS, expected)``."""
-    width = len(_ROW_COLUMNS) + 2
-    sets = ", ".join(f"{col} = v.column{i}" for i, col in enumerate(_ROW_COLUMNS, start=2))
+    """Compare-and-set ``n`` match rows, each given as ``(id, *ROW_COLUMNS, expected)``."""
+    width = len(ROW_COLUMNS) + 2
+    sets = ", ".join(f"{col} = v.column{i}" for i, col in enumerate(ROW_COLUMNS, start=2))
     m = _MATCHES.name
     return (
         f"UPDATE {m} SET {sets} FROM (VALUES {_values(n, width)}) AS v "

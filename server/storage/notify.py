@@ -31,13 +31,13 @@ import contextlib
 import inspect
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 import asyncpg
 from sqlalchemy import make_url
 
-from server.service.ports import Listener, PresenceListener
+from server.service.ports import Broadcaster, GapListener, Listener, PresenceListener
 
 log = logging.getLogger("server.storage.notify")
 
@@ -45,8 +45,6 @@ CHANNEL = "ginrummy_matches"
 _CHANNEL_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 # Postgres refuses payloads of 8000 bytes or more; ours are tiny, a batch is many of them.
 MAX_BATCH = 500
-
-GapListener = Callable[[], Awaitable[None] | None]
 
 
 def asyncpg_dsn(url: str) -> str:
@@ -113,7 +111,7 @@ def _check_channel(channel: str) -> None:
         raise ValueError(f"bad channel name {channel!r}")
 
 
-class PostgresBroadcaster:
+class PostgresBroadcaster(Broadcaster):
     """One asyncpg connection per process: it ``LISTEN``s on ``channel`` and, unless the store
     already notifies inside its commits (``transactional=True``), sends this process's
     notifications in batches.

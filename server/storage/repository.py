@@ -49,7 +49,7 @@ class SqlStore:
 
     async def create_match(self, meta: MatchMeta) -> None:
         async with self.sessions.begin() as s:
-            s.add(Match(id=meta.match_id, **_row_values(meta), **_fixed_values(meta)))
+            s.add(Match(id=meta.match_id, **row_values(meta), **_fixed_values(meta)))
 
     async def load_meta(self, match_id: str) -> MatchMeta | None:
         async with self.sessions() as s:
@@ -88,7 +88,7 @@ class SqlStore:
             async with self.engine.begin() as conn:
                 result = await conn.execute(
                     _UPDATE_MATCH,
-                    {"_id": meta.match_id, "_expected": change.expected_version, **_row_values(meta)},
+                    {"_id": meta.match_id, "_expected": change.expected_version, **row_values(meta)},
                 )
                 if result.rowcount != 1:
                     await conn.rollback()
@@ -233,7 +233,7 @@ def _fixed_values(meta: MatchMeta) -> dict[str, Any]:
     }
 
 
-def _row_values(meta: MatchMeta) -> dict[str, Any]:
+def row_values(meta: MatchMeta) -> dict[str, Any]:
     """Columns every write may change."""
     return {
         "status": meta.status,
@@ -277,8 +277,8 @@ def _meta(m: Match, name0: str, name1: str | None) -> MatchMeta:
     )
 
 
-# Columns every match write may change: exactly the keys of ``_row_values``.
-_ROW_COLUMNS = (
+# Columns every match write may change: exactly the keys of ``row_values``.
+ROW_COLUMNS = (
     "status",
     "version",
     "seat1_id",
@@ -320,7 +320,7 @@ _ACTIONS_QUERY = (
 _UPDATE_MATCH = (
     update(_MATCHES)
     .where(_MATCHES.c.id == bindparam("_id"), _MATCHES.c.version == bindparam("_expected"))
-    .values({name: bindparam(name) for name in _ROW_COLUMNS})
+    .values({name: bindparam(name) for name in ROW_COLUMNS})
 )
 _INSERT_ACTION = insert(MatchAction.__table__)
 _INSERT_HAND = insert(HandRecord.__table__)

@@ -19,7 +19,7 @@ from aiohttp import WSCloseCode, web
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.config import Settings
-from server.service import Broadcaster, MatchService, Metrics
+from server.service import Broadcaster, InProcessBroadcaster, MatchService, Metrics
 from server.service.errors import ServiceError, TooLarge
 from server.service.thinking import ThinkingPool
 from server.storage import create_engine, upgrade
@@ -125,10 +125,10 @@ def service_ctx(
         kwargs: dict[str, Any] = {}
         if bot_factory is not None:
             kwargs["bot_factory"] = bot_factory
-        chosen = broadcaster if broadcaster is not None else app.get(BROADCASTER)
+        chosen = broadcaster if broadcaster is not None else app.get(BROADCASTER) or InProcessBroadcaster()
         # Many matches' writes share each transaction (see server/storage/group_commit.py); on
         # Postgres with our own broadcaster, the notification of a change rides in its commit.
-        notify = getattr(chosen, "channel", None) if getattr(chosen, "transactional", False) else None
+        notify = chosen.channel if chosen.transactional else None
         store = GroupCommitStore(
             app[ENGINE], notify_channel=notify, on_batch=app[METRICS].commit_batch_size.observe
         )
@@ -145,10 +145,8 @@ def service_ctx(
             thinking=thinking,
             **kwargs,
         )
-        on_gap = getattr(chosen, "on_gap", None)
-        if on_gap is not None:
-            # Notifications missed while the broadcaster was reconnecting: check every match.
-            on_gap(service.resync)
+        # Notifications missed while the broadcaster was reconnecting: check every match.
+        chosen.on_gap(service.resync)
         app[SERVICE] = service
         log.info("service ready", extra={"database": _safe_url(app[SETTINGS].database_url)})
         yield

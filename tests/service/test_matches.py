@@ -11,7 +11,14 @@ import random
 
 import pytest
 
-from server.service import InProcessBroadcaster, MatchService, SeatUpdate
+from server.service import (
+    Broadcaster,
+    FakeClock,
+    InProcessBroadcaster,
+    MatchService,
+    SeatUpdate,
+    SequentialIds,
+)
 from server.service.errors import (
     BadMessage,
     IllegalAction,
@@ -20,7 +27,7 @@ from server.service.errors import (
     Unauthorized,
     Unavailable,
 )
-from server.storage import SqlStore, create_engine, upgrade
+from server.storage import MemoryStore, SqlStore, create_engine, upgrade
 from server.transport.present import state_message
 
 
@@ -58,7 +65,7 @@ async def human_match(service: MatchService):
     bob, _ = await service.create_player("Bob")
     created = await service.create_match(ada, opponent="human")
     await service.join(bob, created.meta.match_id, created.invite)
-    live = await service._get(created.meta.match_id)
+    live = await service.cache.get(created.meta.match_id)
     return live, ada, bob
 
 
@@ -97,7 +104,7 @@ async def test_two_services_on_one_database_never_both_write_a_match(engine):
     one = MatchService(SqlStore(engine), bot_delay=0)
     live, *_ = await human_match(one)
     two = MatchService(SqlStore(engine), bot_delay=0)
-    other = await two._get(live.match_id)
+    other = await two.cache.get(live.match_id)
     seat, version = live.state.to_act, live.meta.version
     await one.act(live, seat, "first", version, {"kind": "pass"})
     with pytest.raises(StaleVersion):
@@ -176,7 +183,7 @@ async def test_a_change_reaches_the_clients_of_another_process_through_the_broad
     one = MatchService(SqlStore(engine), bot_delay=0, broadcaster=hub)
     two = MatchService(SqlStore(engine), bot_delay=0, broadcaster=hub)
     live, *_ = await human_match(one)
-    other = await two._get(live.match_id)
+    other = await two.cache.get(live.match_id)
     watcher = Recorder(None)
     await two.subscribe(other, watcher)
     await one.act(live, live.state.to_act, "a", live.meta.version, {"kind": "pass"})
@@ -192,7 +199,7 @@ async def test_a_match_against_the_computer_is_played_by_the_service_to_its_end(
     service = MatchService(SqlStore(engine), bot_delay=0)
     ada, _ = await service.create_player("Ada")
     created = await service.create_match(ada, difficulty="easy")
-    live = await service._get(created.meta.match_id)
+    live = await service.cache.get(created.meta.match_id)
     rng = random.Random(4)
     for _ in range(5000):
         if live.meta.status == "finished":
@@ -206,7 +213,7 @@ async def test_a_match_against_the_computer_is_played_by_the_service_to_its_end(
             continue
         await service.act(live, 0, None, version, rng.choice(legal).to_wire())
     assert live.meta.status == "finished" and live.meta.outcome["reason"] == "target"
-    reloaded = await MatchService(SqlStore(engine))._get(live.match_id)
+    reloaded = await MatchService(SqlStore(engine)).cache.get(live.match_id)
     assert reloaded.state.scores == live.state.scores and reloaded.meta.version == live.meta.version
     await service.close()
 
@@ -225,7 +232,7 @@ async def test_a_broken_computer_still_moves_so_the_match_never_stalls(engine):
     service = MatchService(SqlStore(engine), bot_delay=0, bot_factory=Broken)
     ada, _ = await service.create_player("Ada")
     created = await service.create_match(ada)
-    live = await service._get(created.meta.match_id)
+    live = await service.cache.get(created.meta.match_id)
     await play_until_the_computer_moved(service, live, SqlStore(engine))
     assert live.bot.calls >= 1
     await service.close()
@@ -235,7 +242,7 @@ async def test_resync_catches_up_on_a_change_whose_news_was_lost(engine):
     one = MatchService(SqlStore(engine), bot_delay=0)
     live, *_ = await human_match(one)
     two = MatchService(SqlStore(engine), bot_delay=0)  # no shared broadcaster: news is lost
-    other = await two._get(live.match_id)
+    other = await two.cache.get(live.match_id)
     watcher = Recorder(None)
     await two.subscribe(other, watcher)
     await one.act(live, live.state.to_act, "a", live.meta.version, {"kind": "pass"})
@@ -297,7 +304,7 @@ async def test_a_computer_move_given_as_a_subclass_of_an_action_is_played_as_cho
     service = MatchService(SqlStore(engine), bot_delay=0, bot_factory=Chosen)
     ada, _ = await service.create_player("Ada")
     created = await service.create_match(ada)
-    live = await service._get(created.meta.match_id)
+    live = await service.cache.get(created.meta.match_id)
     store = SqlStore(engine)
     await play_until_the_computer_moved(service, live, store)
     await service.close()
@@ -311,10 +318,10 @@ async def test_idle_matches_leave_memory_and_come_back_from_the_store(engine):
     service = MatchService(SqlStore(engine), bot_delay=0, max_live=2)
     ada, _ = await service.create_player("Ada")
     made = [await service.create_match(ada, opponent="human") for _ in range(4)]
-    assert len(service._live) <= 2
+    assert len(service.cache) <= 2
     first = made[0].meta.match_id
-    assert first not in service._live
-    live = await service._get(first)  # rebuilt by replay
+    assert first not in service.cache
+    live = await service.cache.get(first)  # rebuilt by replay
     assert live.meta.version == made[0].meta.version and live.state.hand_number == 1
     await service.close()
 
@@ -323,7 +330,7 @@ async def test_a_repeated_id_sent_to_a_process_with_an_old_copy_is_answered_not_
     one = MatchService(SqlStore(engine), bot_delay=0)
     live, *_ = await human_match(one)
     two = MatchService(SqlStore(engine), bot_delay=0)  # no broadcaster between them
-    other = await two._get(live.match_id)
+    other = await two.cache.get(live.match_id)
     seat, version = live.state.to_act, live.meta.version
     first = await one.act(live, seat, "once", version, {"kind": "pass"})
     again = await two.act(other, seat, "once", version, {"kind": "pass"})
@@ -338,7 +345,7 @@ async def test_a_resignation_at_a_process_with_an_old_copy_goes_through(engine):
     one = MatchService(SqlStore(engine), bot_delay=0)
     live, ada, _ = await human_match(one)
     two = MatchService(SqlStore(engine), bot_delay=0)
-    await two._get(live.match_id)
+    await two.cache.get(live.match_id)
     await one.act(live, live.state.to_act, "a", live.meta.version, {"kind": "pass"})
     meta = await two.resign(ada, live.match_id)
     assert meta.status == "finished" and meta.version == live.meta.version + 1
@@ -368,13 +375,13 @@ async def test_a_process_whose_copy_is_behind_catches_up_instead_of_refusing(eng
     bob, bob_token = await one.create_player("Bob")
     created = await one.create_match(ada, opponent="human")
     two = MatchService(SqlStore(engine), bot_delay=0)
-    behind = await two._get(created.meta.match_id)  # cached while waiting
+    behind = await two.cache.get(created.meta.match_id)  # cached while waiting
     await one.join(bob, created.meta.match_id, created.invite)
     # Bob's hello reaches the process that still thinks the seat is empty.
     live, seat = await two.open(created.meta.match_id, bob_token)
     assert seat == 1 and live is behind and live.meta.status == "active"
     # A move made at the first process, then the next one sent to the second at the new version.
-    first = await one._get(created.meta.match_id)
+    first = await one.cache.get(created.meta.match_id)
     mover = first.state.to_act
     await one.act(first, mover, "m1", first.meta.version, {"kind": "pass"})
     version, repeated = await two.act(behind, 1 - mover, "m2", first.meta.version, {"kind": "pass"})
@@ -399,13 +406,13 @@ async def test_a_hello_to_a_process_whose_copy_is_behind_starts_from_the_current
         bob, _ = await service.create_player("Bob")
         created = await service.create_match(ada, opponent="human")
         await service.join(bob, created.meta.match_id, created.invite)
-        return await service._get(created.meta.match_id), ada_token, created.watch_token
+        return await service.cache.get(created.meta.match_id), ada_token, created.watch_token
 
     one = MatchService(SqlStore(engine), bot_delay=0)
     live, ada_token, watch_token = await match(one)
     store = CountingStore(engine)
     two = MatchService(store, bot_delay=0)
-    held = await two._get(live.match_id)  # two's copy, soon behind
+    held = await two.cache.get(live.match_id)  # two's copy, soon behind
     await one.act(live, live.state.to_act, "m1", live.meta.version, {"kind": "pass"})
     assert held.meta.version == live.meta.version - 1
     for token, seat in ((ada_token, 0), (watch_token, None)):
@@ -425,9 +432,7 @@ async def test_a_hello_to_a_process_whose_copy_is_behind_starts_from_the_current
     await two.close()
 
 
-async def test_players_are_remembered_by_token_but_unknown_tokens_are_not(engine, monkeypatch):
-    import server.service.matches as matches_module
-
+async def test_players_are_remembered_by_token_but_unknown_tokens_are_not(engine):
     class CountingStore(SqlStore):
         player_reads = 0
 
@@ -435,10 +440,10 @@ async def test_players_are_remembered_by_token_but_unknown_tokens_are_not(engine
             self.player_reads += 1
             return await super().player_by_token_hash(token_hash)
 
-    monkeypatch.setattr(matches_module, "PLAYERS_KNOWN", 2)
     one = MatchService(SqlStore(engine), bot_delay=0)
     store = CountingStore(engine)
     two = MatchService(store, bot_delay=0)
+    two.players.known = 2
     ada, ada_token = await one.create_player("Ada")  # made by another process
     assert (await two.authenticate(ada_token)) == ada and store.player_reads == 1
     created = await two.create_match(ada)
@@ -467,7 +472,7 @@ async def test_resync_brings_every_copy_that_fell_behind_up_to_date_and_tells_it
     behind, _, _ = await human_match(one)
     untouched, _, _ = await human_match(one)
     two = MatchService(SqlStore(engine), bot_delay=0)
-    copies = [await two._get(behind.match_id), await two._get(untouched.match_id)]
+    copies = [await two.cache.get(behind.match_id), await two.cache.get(untouched.match_id)]
     watchers = [Recorder(None), Recorder(None)]
     for live, watcher in zip(copies, watchers):
         await two.subscribe(live, watcher)
@@ -487,7 +492,7 @@ async def test_details_and_record_read_the_store_not_an_old_copy(engine):
     one = MatchService(SqlStore(engine), bot_delay=0)
     live, ada, _ = await human_match(one)
     two = MatchService(SqlStore(engine), bot_delay=0)
-    await two._get(live.match_id)  # an old copy at the second process
+    await two.cache.get(live.match_id)  # an old copy at the second process
     await one.resign(ada, live.match_id)
     meta, _ = await two.details(ada, live.match_id)
     assert meta.status == "finished"
@@ -515,7 +520,7 @@ async def test_details_show_only_the_hands_their_match_row_knows_of(engine):
     async def row_read_earlier(match_id):
         return before
 
-    service._meta = row_read_earlier
+    service.queries.read_meta = row_read_earlier
     assert await service.details(ada, live.match_id) == (before, [])
     await service.close()
 
@@ -526,7 +531,7 @@ async def test_a_player_who_joined_through_another_process_can_resign_here(engin
     bob, _ = await one.create_player("Bob")
     created = await one.create_match(ada, opponent="human")
     two = MatchService(SqlStore(engine), bot_delay=0)
-    await two._get(created.meta.match_id)  # cached while Bob's seat was empty
+    await two.cache.get(created.meta.match_id)  # cached while Bob's seat was empty
     await one.join(bob, created.meta.match_id, created.invite)
     meta = await two.resign(bob, created.meta.match_id)
     assert meta.status == "finished" and meta.winner == 0
@@ -554,7 +559,7 @@ def test_a_match_row_copy_has_every_field_and_shares_no_list():
         assert getattr(copy, name) is not getattr(meta, name)
 
 
-class PresenceLink:
+class PresenceLink(Broadcaster):
     """Two processes' broadcasters, joined: each one's presence reports reach the other's
     listeners, as the Postgres one does (changes are left to the other tests)."""
 
@@ -602,7 +607,7 @@ async def test_a_seat_connected_to_another_process_shows_as_connected_until_it_l
     assert connected_flags(ada.messages[-1]) == [True, False]
 
     bob = Recorder(1)
-    live_there = await there._get(live.match_id)
+    live_there = await there.cache.get(live.match_id)
     await there.subscribe(live_there, bob)
     assert connected_flags(ada.messages[-1]) == [True, True]  # told at once, same version
     assert ada.messages[-1]["version"] == live.meta.version
@@ -614,9 +619,10 @@ async def test_a_seat_connected_to_another_process_shows_as_connected_until_it_l
     await there.close()
 
 
-async def test_a_report_from_a_process_that_died_expires_and_the_clients_are_told(engine):
+async def test_a_report_from_a_process_that_died_expires_and_the_clients_are_told():
+    clock = FakeClock()
     link_a, _ = linked()
-    here = MatchService(SqlStore(engine), bot_delay=0, broadcaster=link_a, presence_ttl=0.3)
+    here = MatchService(MemoryStore(), bot_delay=0, broadcaster=link_a, presence_ttl=30, clock=clock)
     live, *_ = await human_match(here)
     ada = Recorder(0)
     await here.subscribe(live, ada)
@@ -624,14 +630,38 @@ async def test_a_report_from_a_process_that_died_expires_and_the_clients_are_tol
     for listener in link_a.listeners:
         await listener(live.match_id, "dead-peer", (False, True))
     assert connected_flags(ada.messages[-1]) == [True, True]
-    for _ in range(40):
-        await asyncio.sleep(0.05)
-        if connected_flags(ada.messages[-1]) == [True, False]:
-            break
+    await clock.settle()
+    assert clock.sleepers == 1  # the presence loop, every third of the 30 s
+    await clock.advance(29.9)
+    assert connected_flags(ada.messages[-1]) == [True, True]  # not expired yet
+    # Meanwhile this process kept reporting its own socket (at 10 s and 20 s).
+    assert link_a.sent.count((live.match_id, (True, False))) == 3  # (and once on subscribing)
+    await clock.advance(0.1)  # 30 s: the report is forgotten at the loop's next round
     assert connected_flags(ada.messages[-1]) == [True, False]
-    # Meanwhile this process kept reporting its own socket.
-    assert (live.match_id, (True, False)) in link_a.sent
     await here.close()
+
+
+async def test_the_computer_pauses_before_each_of_its_moves():
+    clock = FakeClock()
+    service = MatchService(MemoryStore(), bot_delay=0.6, clock=clock, ids=SequentialIds())
+    ada, _ = await service.create_player("Ada")
+    created = await service.create_match(ada, difficulty="easy")
+    live = await service.cache.get(created.meta.match_id)
+    while live.state.to_act == 0:
+        await service.act(live, 0, None, live.meta.version, live.state.legal_actions(0)[0].to_wire())
+    await clock.settle()
+    version = live.meta.version
+    assert live.bot_task is not None and clock.sleepers == 1
+    await clock.advance(0.59)
+    assert live.meta.version == version  # still thinking
+    await clock.advance(0.01)
+    assert live.meta.version == version + 1  # one move, then another pause if it is still its turn
+    if live.state.to_act == 1:
+        await clock.advance(0.59)
+        assert live.meta.version == version + 1
+        await clock.advance(0.01)
+        assert live.meta.version == version + 2
+    await service.close()
 
 
 async def test_the_computer_still_moves_after_losing_several_version_races_in_a_row(engine):
@@ -650,7 +680,7 @@ async def test_the_computer_still_moves_after_losing_several_version_races_in_a_
     service = MatchService(store, bot_delay=0)
     ada, _ = await service.create_player("Ada")
     created = await service.create_match(ada)
-    live = await service._get(created.meta.match_id)
+    live = await service.cache.get(created.meta.match_id)
     await play_until_the_computer_moved(service, live, store)
     assert store.refusals == 0
     await service.close()

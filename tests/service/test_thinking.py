@@ -95,7 +95,7 @@ async def hard_match(tmp_path, pool: ThinkingPool):
     try:
         ada, _ = await service.create_player("Ada")
         created = await service.create_match(ada, difficulty="hard")
-        yield service, await service._get(created.meta.match_id)
+        yield service, await service.cache.get(created.meta.match_id)
     finally:
         await service.close()
         pool.close()

@@ -5,21 +5,20 @@ from __future__ import annotations
 import secrets
 from datetime import UTC, datetime
 
-from server.service.ports import MatchMeta, PlayerRecord
-from server.storage import SqlStore
+from server.service.ports import MatchMeta, PlayerRecord, Store
 
 
 def now() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
 
 
-async def make_player(store: SqlStore, name: str = "Ada") -> PlayerRecord:
+async def make_player(store: Store, name: str = "Ada") -> PlayerRecord:
     player = PlayerRecord("p_" + secrets.token_hex(8), name, secrets.token_hex(32), now())
     await store.create_player(player)
     return player
 
 
-async def make_match(store: SqlStore, player: PlayerRecord, **changes) -> MatchMeta:
+async def make_match(store: Store, player: PlayerRecord, **changes) -> MatchMeta:
     meta = MatchMeta(
         match_id="m_" + secrets.token_hex(8),
         rules="house",

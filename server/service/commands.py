@@ -1,0 +1,221 @@
+"""The commands that change a match: create it, join it, resign it, and play an action. Each
+change runs through the writer (:mod:`.writer`): under the match's lock, committed before
+anyone hears of it. Before refusing, a command makes sure it is not this process's copy that is
+behind (another process may have written).
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from server.bots import DIFFICULTIES
+from server.rules import RULES, Action, RulesError, new_match
+
+from .clock import Clock
+from .computer import Computer
+from .errors import (
+    AlreadyJoined,
+    BadRequest,
+    Conflict,
+    Forbidden,
+    IllegalAction,
+    MatchOver,
+    NotYourTurn,
+    ServiceError,
+    StaleVersion,
+    from_rules_error,
+)
+from .ids import Ids
+from .live import LiveMatch, MatchCache
+from .metrics import Metrics
+from .players import hash_token
+from .ports import MatchMeta, PlayerRecord, Store
+from .queries import OPPONENTS, seat_of
+from .writer import Writer
+
+log = logging.getLogger("server.service")
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedMatch:
+    meta: MatchMeta
+    seat: int
+    watch_token: str
+    invite: str | None
+
+
+class Commands:
+    def __init__(
+        self,
+        store: Store,
+        cache: MatchCache,
+        writer: Writer,
+        computer: Computer,
+        metrics: Metrics,
+        clock: Clock,
+        ids: Ids,
+    ) -> None:
+        self.store = store
+        self.cache = cache
+        self.writer = writer
+        self.computer = computer
+        self.metrics = metrics
+        self.clock = clock
+        self.ids = ids
+
+    async def create_match(
+        self,
+        player: PlayerRecord,
+        *,
+        opponent: str = "computer",
+        difficulty: str = "normal",
+        rules: str = "house",
+    ) -> CreatedMatch:
+        if opponent not in OPPONENTS:
+            raise BadRequest(f"opponent must be one of {list(OPPONENTS)}")
+        if difficulty not in DIFFICULTIES:
+            raise BadRequest(f"difficulty must be one of {list(DIFFICULTIES)}")
+        if rules not in RULES:
+            raise BadRequest(f"rules must be one of {sorted(RULES)}")
+        self.writer.check_open()
+        seed = self.ids.seed()
+        state = new_match(rules, seed)
+        watch_token = self.ids.token()
+        invite = self.ids.invite() if opponent == "human" else None
+        now = self.clock.now()
+        computer = opponent == "computer"
+        meta = MatchMeta(
+            match_id=self.ids.match_id(),
+            rules=rules,
+            opponent=opponent,
+            difficulty=difficulty if computer else None,
+            seed=seed,
+            first_starter=state.first_starter,
+            status="active" if computer else "waiting",
+            version=0,
+            seat_ids=[player.player_id, None],
+            seat_names=[player.name, None],
+            watch_token_hash=hash_token(watch_token),
+            invite_hash=hash_token(invite) if invite else None,
+            hand_number=state.hand_number,
+            scores=[0, 0],
+            hands_won=[0, 0],
+            winner=None,
+            resigned=None,
+            outcome=None,
+            created_at=now,
+            updated_at=now,
+        )
+        await self.store.create_match(meta)
+        live = self.cache.new(meta, state)
+        self.metrics.matches_created.labels(opponent, rules).inc()
+        log.info(
+            "match created",
+            extra={
+                "match_id": meta.match_id,
+                "opponent": opponent,
+                "difficulty": meta.difficulty,
+                "rules": rules,
+            },
+        )
+        self.computer.schedule(live)
+        return CreatedMatch(meta.copy(), 0, watch_token, invite)
+
+    async def join(self, player: PlayerRecord, match_id: str, invite: Any) -> tuple[MatchMeta, int]:
+        if not isinstance(invite, str) or not invite:
+            raise BadRequest("invite must be the invite code")
+        live = await self.cache.get(match_id)
+
+        async def body(live: LiveMatch) -> tuple[MatchMeta, int]:
+            meta = live.meta
+            if meta.opponent != "human":
+                raise Conflict("this match is against the computer: there is no seat to join")
+            if player.player_id in meta.seat_ids:
+                raise AlreadyJoined("you already have a seat in this match")
+            if meta.seat_ids[1] is not None:
+                raise AlreadyJoined("both seats of this match are taken")
+            if meta.invite_hash is None or not hmac.compare_digest(meta.invite_hash, hash_token(invite)):
+                raise Forbidden("the invite code does not match")
+            new = meta.copy()
+            new.seat_ids[1] = player.player_id
+            new.seat_names[1] = player.name
+            new.status = "active"
+            new.invite_hash = None
+            new.version += 1
+            new.updated_at = self.clock.now()
+            await self.writer.write(live, new)
+            log.info("match joined", extra={"match_id": match_id, "player_id": player.player_id, "seat": 1})
+            return new.copy(), 1
+
+        return await self.writer.exclusive(live, body)
+
+    async def resign(self, player: PlayerRecord, match_id: str) -> MatchMeta:
+        live = await self.cache.get(match_id)
+
+        async def body(live: LiveMatch) -> MatchMeta:
+            if player.player_id not in live.meta.seat_ids or live.meta.status != "active":
+                await self.writer.catch_up(live)  # joined or finished through another process?
+            seat = seat_of(live.meta, player)
+            if live.meta.status == "finished":
+                raise MatchOver("the match is already over")
+            if live.meta.status == "waiting":
+                raise Conflict("nobody has joined this match yet: there is nothing to resign")
+            try:
+                live.state.resign(seat)
+            except RulesError as e:
+                raise from_rules_error(e) from e
+            await self.writer.write(live, self.writer.meta_from_state(live))
+            log.info("match resigned", extra={"match_id": match_id, "seat": seat})
+            return live.meta.copy()
+
+        return await self.writer.exclusive(live, body)
+
+    async def act(
+        self,
+        live: LiveMatch,
+        seat: int,
+        client_id: str | None,
+        version: int,
+        action: Any,
+        on_commit: Callable[[int], None] | None = None,
+    ) -> tuple[int, bool]:
+        """Apply ``action`` (a wire dict) for ``seat``; returns (version, whether it was a
+        repeated id answered from before). ``on_commit(version)`` runs after the commit and
+        before anyone is told of the new state (the transport sends its ack there)."""
+        try:
+            parsed = Action.from_wire(action)
+        except RulesError as e:
+            self.metrics.action_errors.labels("bad_message").inc()
+            raise from_rules_error(e) from e
+
+        async def body(live: LiveMatch) -> tuple[int, bool]:
+            if client_id is not None and (seat, client_id) in live.acks:
+                return live.acks[(seat, client_id)], True
+            meta = live.meta
+            if meta.status != "active" or version != meta.version or live.state.to_act != seat:
+                # About to refuse: first make sure it is not our copy that is behind (another
+                # process may have written). Costs a read only on this path.
+                await self.writer.catch_up(live)
+                if client_id is not None and (seat, client_id) in live.acks:
+                    return live.acks[(seat, client_id)], True
+                meta = live.meta
+            if meta.status == "finished":
+                raise IllegalAction("the match is over")
+            if meta.status == "waiting":
+                raise IllegalAction("waiting for an opponent to join")
+            if version != meta.version:
+                raise StaleVersion(f"the match is at version {meta.version}, not {version}")
+            if live.state.to_act != seat:
+                raise NotYourTurn(f"it is seat {live.state.to_act}'s turn")
+            await self.writer.apply(live, seat, parsed, client_id, on_commit)
+            return live.meta.version, False
+
+        try:
+            return await self.writer.exclusive(live, body)
+        except ServiceError as e:
+            self.metrics.action_errors.labels(e.code).inc()
+            raise

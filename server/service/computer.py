@@ -1,0 +1,158 @@
+"""The computer's turns: when it is the computer's turn, a task pauses (``bot_delay``, on the
+service clock), lets the bot choose from the computer's own seat view, never the full state,
+and plays the choice through the writer like any other action.
+
+A broken bot never stalls a match: an exception or an illegal choice plays the first legal
+action instead. The slow levels think in worker processes (:mod:`.thinking`), or in a thread
+when there are none, so the event loop keeps serving every other match.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from server.bots import DIFFICULTIES, make_bot
+from server.rules import Action, SeatView
+
+from .clock import Clock
+from .errors import Unavailable
+from .live import LiveMatch
+from .metrics import Metrics
+from .ports import COMPUTER_SEAT, MatchMeta
+from .thinking import ThinkingPool
+from .writer import Moved, Writer
+
+log = logging.getLogger("server.service")
+
+BOT_RETRIES = 5
+"""Version races lost in a row before the computer's turn is given up (and logged): the next
+human action or hello schedules it again."""
+
+
+class Computer:
+    def __init__(
+        self,
+        writer: Writer,
+        metrics: Metrics,
+        clock: Clock,
+        *,
+        bot_delay: float,
+        bot_factory: Callable[[str, str], Any] = make_bot,
+        thinking: ThinkingPool | None = None,
+    ) -> None:
+        self.writer = writer
+        self.metrics = metrics
+        self.clock = clock
+        self.bot_delay = bot_delay
+        self.bot_factory = bot_factory
+        self.thinking = thinking
+        """Worker processes for the slow levels' moves (None: a thread of this process). Used
+        with the standard bots only: a custom ``bot_factory`` thinks here."""
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def make_bot(self, meta: MatchMeta) -> Any:
+        if meta.opponent != "computer":
+            return None
+        return self.bot_factory(meta.difficulty or "normal", bot_seed(meta))
+
+    def to_move(self, live: LiveMatch) -> bool:
+        return (
+            live.bot is not None
+            and live.meta.status == "active"
+            and live.state.to_act == COMPUTER_SEAT
+            and not self.writer.closing
+        )
+
+    def schedule(self, live: LiveMatch) -> None:
+        """Start the computer's turns on ``live`` if it is to move and none are under way."""
+        if live.bot_task is not None or not self.to_move(live):
+            return
+        task = asyncio.get_running_loop().create_task(self._loop(live))
+        live.bot_task = task
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def close(self) -> None:
+        """Cancel the pending turns (a turn's write already under way still commits)."""
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def _loop(self, live: LiveMatch) -> None:
+        """The computer's moves, one pause before each, until it is the human's turn. Another
+        process writing the match meanwhile (its copy here is then rebuilt) is no failure: the
+        loop looks again at whose turn it is, a few times in a row at most."""
+        moved = 0
+        try:
+            while True:
+                await self.clock.sleep(self.bot_delay)
+                try:
+                    if not await self.writer.exclusive(live, self._move):
+                        return
+                    moved = 0
+                except Moved:
+                    moved += 1
+                    if moved >= BOT_RETRIES:
+                        raise
+        except asyncio.CancelledError:
+            raise
+        except Unavailable:
+            return
+        except Exception:
+            log.exception("computer move failed", extra={"match_id": live.match_id})
+        finally:
+            if live.bot_task is asyncio.current_task():
+                live.bot_task = None
+
+    async def _move(self, live: LiveMatch) -> bool:
+        if not self.to_move(live):
+            live.bot_task = None  # under the lock, so the next human move schedules a new loop
+            return False
+        view = live.state.hand.view(COMPUTER_SEAT)
+        started = self.clock.monotonic()
+        try:
+            if not DIFFICULTIES[live.meta.difficulty or "normal"].slow:
+                # Easy and Normal choose in well under a millisecond: a thread hop would cost
+                # more than the thinking (and, under load, tens of ms of GIL hand-offs).
+                action = live.bot.choose(view)
+            else:
+                action = await self._think(live, view)
+        except Exception:
+            log.exception("computer failed to choose; playing a fallback", extra={"match_id": live.match_id})
+            action = None
+        self.metrics.bot_seconds.observe(self.clock.monotonic() - started)
+        try:
+            # The plain action, whatever class the bot used.
+            plain = Action.from_wire(action.to_wire()) if isinstance(action, Action) else None
+        except Exception:
+            plain = None
+        if plain is not None and plain in view.legal_actions:
+            action = plain
+        else:
+            # A broken bot must not stall the match: play the first legal action instead.
+            if action is not None:
+                log.error("computer chose an illegal action", extra={"match_id": live.match_id})
+            action = view.legal_actions[0]
+        await self.writer.apply(live, COMPUTER_SEAT, action, None, None)
+        return True
+
+    async def _think(self, live: LiveMatch, view: SeatView) -> Any:
+        """A slow level's choice. Hard simulates for tens of milliseconds: in a worker process,
+        so the event loop (and its GIL) keeps serving every other match meanwhile. Without
+        workers, or when they fail (a worker died, or could not start), this process's own bot
+        makes the same choice in a thread, so the event loop at least runs between its slices."""
+        if self.thinking is not None and self.bot_factory is make_bot:
+            try:
+                return await self.thinking.choose(live.meta.difficulty, bot_seed(live.meta), view)
+            except Exception:
+                log.exception("thinking worker failed; thinking here", extra={"match_id": live.match_id})
+        return await asyncio.to_thread(live.bot.choose, view)
+
+
+def bot_seed(meta: MatchMeta) -> str:
+    """The computer's seed: bots are deterministic in it, so derive it from the match's (secret)
+    seed; the same in every process and after every restart."""
+    return f"{meta.seed}:bot"

@@ -1,0 +1,213 @@
+"""Matches held in memory: a match's row, its rebuilt state and who listens to it, loaded from
+the store when first needed and dropped again when idle.
+
+A match is determined by its row (rules, seed, first starter) and its actions, so a match not in
+memory (after a restart, even ``kill -9``, or after eviction) is rebuilt by replaying them. The
+cache never writes; the writer (:mod:`.writer`) does, under each match's lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from server.rules import MatchState, RulesError
+
+from .clock import Clock
+from .errors import UnknownMatch
+from .ports import MatchMeta, SeatUpdate, Store, StoredAction
+
+log = logging.getLogger("server.service")
+
+
+class Subscriber(Protocol):
+    """A connection listening to a match (the transport's WebSocket). ``deliver`` must not block:
+    it frames the update at once and queues it for sending."""
+
+    seat: int | None
+
+    def deliver(self, update: SeatUpdate) -> None: ...
+
+
+@dataclass(eq=False, slots=True)
+class LiveMatch:
+    """A match held in memory: its row, its rebuilt state and who is listening."""
+
+    meta: MatchMeta
+    state: MatchState
+    seq: int
+    acks: dict[tuple[int, str], int]
+    bot: Any = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    subscribers: set[Subscriber] = field(default_factory=set)
+    bot_task: asyncio.Task[None] | None = None
+    last_used: float = 0.0
+    """When it was last used, on the service clock's ``monotonic`` (set by the cache)."""
+    stale: bool = False
+    """A write failed and the state could not be rebuilt yet: rebuild before any use."""
+
+    @property
+    def match_id(self) -> str:
+        return self.meta.match_id
+
+    def connected(self) -> tuple[bool, bool]:
+        """Which seats have a socket on this process."""
+        seats = {s.seat for s in self.subscribers}
+        return (0 in seats, 1 in seats)
+
+
+class MatchCache:
+    """The live matches of this process, at most ``max_live`` (idle ones beyond that are
+    dropped, least recently used first). ``make_bot(meta)`` gives a loaded match its computer
+    player; ``on_loaded(live)`` runs after a match is loaded from the store (the service resumes
+    an interrupted computer turn there)."""
+
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        *,
+        max_live: int,
+        make_bot: Callable[[MatchMeta], Any],
+        on_loaded: Callable[[LiveMatch], None],
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.max_live = max_live
+        self.make_bot = make_bot
+        self.on_loaded = on_loaded
+        self.held: dict[str, LiveMatch] = {}
+        self._loading: dict[str, asyncio.Future[LiveMatch]] = {}
+
+    def __contains__(self, match_id: object) -> bool:
+        return match_id in self.held
+
+    def __len__(self) -> int:
+        return len(self.held)
+
+    def __iter__(self) -> Iterator[LiveMatch]:
+        return iter(list(self.held.values()))
+
+    def find(self, match_id: str) -> LiveMatch | None:
+        """The match if it is in memory (never loads)."""
+        return self.held.get(match_id)
+
+    def new(self, meta: MatchMeta, state: MatchState) -> LiveMatch:
+        """Hold a match just created (no actions yet)."""
+        return self.remember(LiveMatch(meta, state, 0, {}, bot=self.make_bot(meta)))
+
+    async def get(self, match_id: str) -> LiveMatch:
+        """The live match, loaded and rebuilt from the store if it is not in memory (one load
+        however many ask at once)."""
+        live = self.held.get(match_id)
+        if live is not None:
+            live.last_used = self.clock.monotonic()
+            return live
+        pending = self._loading.get(match_id)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[LiveMatch] = loop.create_future()
+        self._loading[match_id] = future
+        try:
+            loaded = await self.store.load_match(match_id) if plausible_id(match_id) else None
+            if loaded is None:
+                raise UnknownMatch(f"no match {match_id!r}")
+            meta, actions = loaded
+            live = LiveMatch(meta, replay(meta, actions), len(actions), acks(actions))
+            live.bot = self.make_bot(meta)
+            self.remember(live)
+            future.set_result(live)
+            log.info("match loaded", extra={"match_id": match_id, "version": meta.version})
+        except BaseException as e:
+            future.set_exception(e)
+            future.exception()
+            raise
+        finally:
+            del self._loading[match_id]
+        self.on_loaded(live)
+        return live
+
+    async def reload(self, live: LiveMatch) -> None:
+        """Rebuild ``live`` from the store (forgotten if it is no longer there)."""
+        loaded = await self.store.load_match(live.match_id)
+        if loaded is None:  # deleted under us: forget it
+            self.held.pop(live.match_id, None)
+            return
+        meta, actions = loaded
+        live.meta = meta
+        live.state = replay(meta, actions)
+        live.seq = len(actions)
+        live.acks = acks(actions)
+        live.stale = False
+
+    async def behind(self, live: LiveMatch) -> bool:
+        """Under the lock: reload ``live`` if the store has a later version (written by another
+        process whose notice has not reached us); True if it did."""
+        version = (await self.store.match_versions([live.match_id])).get(live.match_id)
+        if version is not None and version > live.meta.version:
+            await self.reload(live)
+            return True
+        return False
+
+    async def fresh(self, live: LiveMatch) -> None:
+        """Under the lock: make sure ``live`` reflects the store (after a failed write)."""
+        if live.stale:
+            await self.reload(live)
+
+    def touch(self, live: LiveMatch) -> None:
+        live.last_used = self.clock.monotonic()
+
+    def remember(self, live: LiveMatch) -> LiveMatch:
+        live.last_used = self.clock.monotonic()
+        self.held[live.match_id] = live
+        self.evict()
+        return live
+
+    def forget(self, live: LiveMatch) -> None:
+        self.held.pop(live.match_id, None)
+
+    def evict(self) -> None:
+        """Keep at most ``max_live`` matches in memory, dropping the least recently used idle
+        ones (they reload from the store when needed)."""
+        if len(self.held) <= self.max_live:
+            return
+        idle = sorted(
+            (
+                lv
+                for lv in self.held.values()
+                if not lv.subscribers and not lv.lock.locked() and lv.bot_task is None
+            ),
+            key=lambda lv: lv.last_used,
+        )
+        for lv in idle[: len(self.held) - self.max_live]:
+            del self.held[lv.match_id]
+
+
+def replay(meta: MatchMeta, actions: list[StoredAction]) -> MatchState:
+    """The match rebuilt from its row and its actions."""
+    try:
+        return MatchState.replay(
+            {
+                "rules": meta.rules,
+                "seed": meta.seed,
+                "first_starter": meta.first_starter,
+                "actions": [[a.seat, a.action] for a in actions],
+                "resigned": meta.resigned,
+            }
+        )
+    except RulesError:
+        log.exception("stored match does not replay", extra={"match_id": meta.match_id})
+        raise
+
+
+def acks(actions: list[StoredAction]) -> dict[tuple[int, str], int]:
+    """The version each (seat, client id) was answered with."""
+    return {(a.seat, a.client_id): a.version for a in actions if a.client_id is not None}
+
+
+def plausible_id(match_id: str) -> bool:
+    return isinstance(match_id, str) and 0 < len(match_id) <= 32

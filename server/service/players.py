@@ -1,0 +1,86 @@
+"""Players: creating one, and knowing a player by its token.
+
+A token is never stored, only its sha256 hash. Players never change and no token is ever
+revoked, so the players seen are remembered by token hash (at most ``known`` of them, least
+recently used forgotten first); an unknown token is not remembered and is asked of the store
+every time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import unicodedata
+from typing import Any
+
+from .clock import Clock
+from .errors import BadRequest, Unauthorized
+from .ids import Ids
+from .metrics import Metrics
+from .ports import PlayerRecord, Store
+
+log = logging.getLogger("server.service")
+
+MAX_NAME = 40
+PLAYERS_KNOWN = 10_000
+"""Players a process remembers by token (about 200 bytes each)."""
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def clean_name(name: Any) -> str:
+    """A display name: 1 to 40 printable characters, surrounding spaces removed."""
+    if not isinstance(name, str):
+        raise BadRequest("name must be a string")
+    name = unicodedata.normalize("NFC", name).strip()
+    if not name:
+        raise BadRequest("name must not be empty")
+    if len(name) > MAX_NAME:
+        raise BadRequest(f"name must be at most {MAX_NAME} characters")
+    if any(unicodedata.category(ch)[0] == "C" for ch in name):
+        raise BadRequest("name must not contain control characters")
+    return name
+
+
+class Players:
+    def __init__(
+        self, store: Store, clock: Clock, ids: Ids, metrics: Metrics, *, known: int = PLAYERS_KNOWN
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.ids = ids
+        self.metrics = metrics
+        self.known = known
+        self._by_token: dict[str, PlayerRecord] = {}
+        """Players by token hash, most recently used last."""
+
+    async def create(self, name: Any) -> tuple[PlayerRecord, str]:
+        name = clean_name(name)
+        token = self.ids.token()
+        player = PlayerRecord(self.ids.player_id(), name, hash_token(token), self.clock.now())
+        await self.store.create_player(player)
+        self._remember(player)
+        self.metrics.players_created.inc()
+        log.info("player created", extra={"player_id": player.player_id})
+        return player, token
+
+    async def authenticate(self, token: str | None) -> PlayerRecord:
+        if not token:
+            raise Unauthorized("missing token: send Authorization: Bearer TOKEN")
+        player = await self.by_token_hash(hash_token(token))
+        if player is None:
+            raise Unauthorized("unknown token")
+        return player
+
+    async def by_token_hash(self, token_hash: str) -> PlayerRecord | None:
+        player = self._by_token.pop(token_hash, None) or await self.store.player_by_token_hash(token_hash)
+        if player is not None:
+            self._remember(player)
+        return player
+
+    def _remember(self, player: PlayerRecord) -> None:
+        self._by_token[player.token_hash] = player
+        if len(self._by_token) > self.known:
+            del self._by_token[next(iter(self._by_token))]

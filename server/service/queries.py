@@ -1,0 +1,83 @@
+"""Reads over REST: a match's details, the record of a finished match, a player's matches and
+statistics. They read the store, the truth, never a copy in memory (another process may have
+changed the match and this one not heard yet), and change nothing.
+"""
+
+from __future__ import annotations
+
+from server.rules import RULES
+
+from .errors import BadRequest, Forbidden, MatchNotOver, UnknownMatch
+from .live import plausible_id, replay
+from .ports import FinishedHand, MatchMeta, MatchRecord, PlayerRecord, Store
+
+OPPONENTS = ("computer", "human")
+STATUSES = ("waiting", "active", "finished")
+
+
+def seat_of(meta: MatchMeta, player: PlayerRecord) -> int:
+    if player.player_id not in meta.seat_ids:
+        raise Forbidden("this is not your match")
+    return meta.seat_ids.index(player.player_id)
+
+
+class Queries:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    async def read_meta(self, match_id: str) -> MatchMeta:
+        """The match's row from the store: the truth, even if another process just changed it
+        and our copy in memory has not heard yet."""
+        meta = await self.store.load_meta(match_id) if plausible_id(match_id) else None
+        if meta is None:
+            raise UnknownMatch(f"no match {match_id!r}")
+        return meta
+
+    async def details(self, player: PlayerRecord, match_id: str) -> tuple[MatchMeta, list[FinishedHand]]:
+        meta = await self.read_meta(match_id)
+        seat_of(meta, player)
+        hands = await self.store.finished_hands(match_id)
+        if meta.status != "finished":
+            # Read after the row, so a later commit may have finished the hand in play: show
+            # what the row knows, the hands before it.
+            hands = [h for h in hands if h.number < meta.hand_number]
+        return meta, hands
+
+    async def record(self, player: PlayerRecord, match_id: str) -> MatchRecord:
+        """The complete replay (every deal and action) of a finished match."""
+        meta = await self.read_meta(match_id)
+        seat = seat_of(meta, player)
+        if meta.status != "finished":
+            raise MatchNotOver("the record is available once the match is over")
+        loaded = await self.store.load_match(match_id)
+        if loaded is None:  # deleted meanwhile
+            raise UnknownMatch(f"no match {match_id!r}")
+        meta, actions = loaded
+        return MatchRecord(meta, seat, replay(meta, actions))
+
+    async def list_matches(
+        self,
+        player: PlayerRecord,
+        *,
+        status: str | None = None,
+        rules: str | None = None,
+        opponent: str | None = None,
+        limit: int = 20,
+        offset: int = 0,
+    ) -> tuple[list[MatchMeta], int]:
+        if status is not None and status not in STATUSES:
+            raise BadRequest(f"status must be one of {list(STATUSES)}")
+        if rules is not None and rules not in RULES:
+            raise BadRequest(f"rules must be one of {sorted(RULES)}")
+        if opponent is not None and opponent not in OPPONENTS:
+            raise BadRequest(f"opponent must be one of {list(OPPONENTS)}")
+        if not 1 <= limit <= 100:
+            raise BadRequest("limit must be between 1 and 100")
+        if offset < 0:
+            raise BadRequest("offset must not be negative")
+        return await self.store.list_matches(
+            player.player_id, status=status, rules=rules, opponent=opponent, limit=limit, offset=offset
+        )
+
+    async def stats(self, player: PlayerRecord) -> dict[str, int]:
+        return await self.store.stats(player.player_id)

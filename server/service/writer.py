@@ -1,0 +1,244 @@
+"""The one writer per match: every change runs under the match's ``asyncio.Lock``, is written
+with a compare-and-set on the match version (the store refuses a second writer, even from
+another process), and only then is anyone told: the writer's own caller first (``on_commit``,
+where the transport sends its ack), then every subscriber of this process, then the other
+processes through the broadcaster.
+
+Readers take the match's lock too: a writer applies an action to ``live.state`` before its
+commit, and nobody may see that state until the commit has landed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Any, TypeVar
+
+from server.rules import Action, RulesError
+
+from .clock import Clock
+from .errors import StaleVersion, Unavailable, from_rules_error
+from .live import LiveMatch, MatchCache, Subscriber
+from .metrics import Metrics
+from .ports import (
+    COMPUTER_SEAT,
+    Broadcaster,
+    Change,
+    FinishedHand,
+    MatchMeta,
+    SeatUpdate,
+    Store,
+    StoredAction,
+)
+
+log = logging.getLogger("server.service")
+
+T = TypeVar("T")
+
+
+class Moved(StaleVersion):
+    """A write found the stored version moved on (another process wrote first); the live
+    match has been rebuilt from the store."""
+
+
+class Writer:
+    """``connected(live)`` says which seats are connected (here or elsewhere: see
+    :mod:`.presence`); ``after_write(live)`` runs after every committed change (the service
+    schedules the computer's turn there)."""
+
+    def __init__(
+        self,
+        store: Store,
+        cache: MatchCache,
+        broadcaster: Broadcaster,
+        metrics: Metrics,
+        clock: Clock,
+        *,
+        connected: Callable[[LiveMatch], tuple[bool, bool]],
+        after_write: Callable[[LiveMatch], None],
+    ) -> None:
+        self.store = store
+        self.cache = cache
+        self.broadcaster = broadcaster
+        self.metrics = metrics
+        self.clock = clock
+        self.connected = connected
+        self.after_write = after_write
+        self.closing = False
+        self._writes: set[asyncio.Task[Any]] = set()
+
+    # --- running a change ---------------------------------------------------------------------
+
+    def check_open(self) -> None:
+        if self.closing:
+            raise Unavailable("the server is shutting down; try again in a moment")
+
+    async def exclusive(self, live: LiveMatch, body: Callable[[LiveMatch], Awaitable[T]]) -> T:
+        """Run ``body`` under the match's lock in a task of its own, shielded: if the caller is
+        cancelled (a socket closing, shutdown) the write still finishes and commits."""
+        self.check_open()
+
+        async def run() -> T:
+            async with live.lock:
+                self.cache.touch(live)
+                await self.cache.fresh(live)
+                try:
+                    return await body(live)
+                except Moved:
+                    # Another process wrote first and ``live`` now holds its change: decide
+                    # again on the fresh state (a repeated id is now recognised, a resignation
+                    # goes through, a stale client version is refused).
+                    return await body(live)
+
+        task = asyncio.ensure_future(run())
+        self._writes.add(task)
+        task.add_done_callback(self._write_done)
+        return await asyncio.shield(task)
+
+    def _write_done(self, task: asyncio.Task[Any]) -> None:
+        self._writes.discard(task)
+        if not task.cancelled():
+            task.exception()  # retrieved here so an abandoned caller does not warn
+
+    async def drain(self) -> None:
+        """Wait for every write in flight to finish."""
+        await asyncio.gather(*self._writes, return_exceptions=True)
+
+    async def catch_up(self, live: LiveMatch) -> None:
+        """Under the lock: reload ``live`` if another process wrote a later version, and tell
+        our clients."""
+        if await self.cache.behind(live):
+            self.fan_out(live)
+
+    # --- changes ------------------------------------------------------------------------------
+
+    async def apply(
+        self,
+        live: LiveMatch,
+        seat: int,
+        action: Action,
+        client_id: str | None,
+        on_commit: Callable[[int], None] | None,
+    ) -> None:
+        """Under the lock: play ``action`` for ``seat`` and commit it."""
+        state = live.state
+        finished_before = len(state.results)
+        try:
+            state.apply(action, seat)
+        except RulesError as e:
+            raise from_rules_error(e) from e  # the engine left the state unchanged
+        now = self.clock.now()
+        meta = self.meta_from_state(live, now)
+        hands = tuple(
+            FinishedHand(
+                number=state.log[i].number,
+                starter=state.log[i].starter,
+                kind=r.kind.value,
+                winner=r.winner,
+                knocker=r.knocker,
+                points=r.points,
+                result=r.to_wire(),
+                finished_at=now,
+            )
+            for i, r in enumerate(state.results)
+            if i >= finished_before
+        )
+        stored = StoredAction(live.seq + 1, seat, action.to_wire(), client_id, meta.version, now)
+        by = "computer" if meta.opponent == "computer" and seat == COMPUTER_SEAT else "human"
+        await self.write(live, meta, stored, hands, on_commit)
+        self.metrics.actions.labels(action.kind, by).inc()
+        log.info(
+            "action",
+            extra={"match_id": live.match_id, "seat": seat, "kind": action.kind, "version": meta.version},
+        )
+        for h in hands:
+            log.info(
+                "hand over",
+                extra={
+                    "match_id": live.match_id,
+                    "hand_number": h.number,
+                    "result": h.kind,
+                    "winner": h.winner,
+                },
+            )
+
+    def meta_from_state(self, live: LiveMatch, now: datetime | None = None) -> MatchMeta:
+        """The match row after a change to ``live.state`` (one version later)."""
+        state = live.state
+        new = live.meta.copy()
+        new.version += 1
+        new.updated_at = now or self.clock.now()
+        new.hand_number = state.hand_number
+        new.scores = list(state.scores)
+        new.hands_won = list(state.hands_won)
+        new.resigned = state.resigned
+        if state.outcome is not None:
+            new.status = "finished"
+            new.winner = state.outcome.winner
+            new.outcome = state.outcome.to_wire()
+        return new
+
+    async def write(
+        self,
+        live: LiveMatch,
+        meta: MatchMeta,
+        action: StoredAction | None = None,
+        hands: tuple[FinishedHand, ...] = (),
+        on_commit: Callable[[int], None] | None = None,
+    ) -> None:
+        """Commit the change (under the lock), then tell the writer (``on_commit``), then
+        everyone. On any failure the live match is rebuilt from the store, since
+        ``live.state`` may already hold the change."""
+        started = self.clock.monotonic()
+        try:
+            ok = await self.store.commit(Change(live.meta.version, meta, action, hands))
+        except BaseException:
+            # The state holds a change that may or may not have landed: rebuild it from the
+            # store now, or before anyone next uses it if the store is unreachable.
+            live.stale = True
+            try:
+                await self.cache.reload(live)
+            except Exception:
+                log.exception("rebuilding a match failed", extra={"match_id": live.match_id})
+            raise
+        self.metrics.commit_seconds.observe(self.clock.monotonic() - started)
+        if not ok:
+            await self.cache.reload(live)
+            raise Moved("the match changed meanwhile; here is its current state")
+        finished = meta.status == "finished" and live.meta.status != "finished"
+        live.meta = meta
+        if action is not None:
+            live.seq = action.seq
+            if action.client_id is not None:
+                live.acks[(action.seat, action.client_id)] = meta.version
+        if finished:
+            reason = (meta.outcome or {}).get("reason", "target")
+            self.metrics.matches_finished.labels(reason).inc()
+            log.info("match over", extra={"match_id": meta.match_id, "winner": meta.winner, "reason": reason})
+        if on_commit is not None:
+            on_commit(meta.version)
+        # Our own clients hear it now; other processes through the broadcaster.
+        self.fan_out(live)
+        try:
+            await self.broadcaster.publish(meta.match_id, meta.version)
+        except Exception:
+            log.exception("broadcast failed", extra={"match_id": meta.match_id})
+        self.after_write(live)
+
+    # --- telling the subscribers --------------------------------------------------------------
+
+    def update(self, live: LiveMatch, seat: int | None) -> SeatUpdate:
+        """What ``seat`` sees now; only call it holding the match's lock."""
+        return SeatUpdate(live.meta, live.state.view(seat), self.connected(live))
+
+    def fan_out(self, live: LiveMatch, skip: Subscriber | None = None) -> None:
+        """Every subscriber of ``live`` (but ``skip``) its seat's view, built once per seat."""
+        cache: dict[int | None, SeatUpdate] = {}
+        for sub in list(live.subscribers):
+            if sub is skip:
+                continue
+            if sub.seat not in cache:
+                cache[sub.seat] = self.update(live, sub.seat)
+            sub.deliver(cache[sub.seat])

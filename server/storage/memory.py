@@ -1,0 +1,168 @@
+"""The in-memory :class:`~server.service.ports.Store`: everything the SQL store does, in this
+process only, for fast service tests and benchmarks that need no database.
+
+It keeps the SQL store's semantics exactly (tests/storage/test_store_contract.py runs the same
+cases against both): a match write is a compare-and-set on the version that lands whole or not
+at all, an action number is written once per match and a client id once per seat of a match,
+seat names come from the players, and lists are ordered newest first. It copies what it is
+given and what it hands out, so no caller shares a list with it. Nothing is ever persisted.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from server.service.ports import Change, FinishedHand, MatchMeta, PlayerRecord, StoredAction
+
+
+@dataclass(slots=True)
+class _Match:
+    meta: MatchMeta
+    actions: list[StoredAction] = field(default_factory=list)
+    hands: list[FinishedHand] = field(default_factory=list)
+
+
+class MemoryStore:
+    def __init__(self) -> None:
+        self._players: dict[str, PlayerRecord] = {}
+        self._by_token: dict[str, PlayerRecord] = {}
+        self._matches: dict[str, _Match] = {}
+
+    # --- players ------------------------------------------------------------------------------
+
+    async def create_player(self, player: PlayerRecord) -> None:
+        if player.player_id in self._players or player.token_hash in self._by_token:
+            raise ValueError(f"player {player.player_id!r} or its token exists already")
+        self._players[player.player_id] = player
+        self._by_token[player.token_hash] = player
+
+    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
+        return self._by_token.get(token_hash)
+
+    # --- matches ------------------------------------------------------------------------------
+
+    async def create_match(self, meta: MatchMeta) -> None:
+        if meta.match_id in self._matches:
+            raise ValueError(f"match {meta.match_id!r} exists already")
+        self._check_players(meta)
+        self._matches[meta.match_id] = _Match(_copy(meta))
+
+    async def load_meta(self, match_id: str) -> MatchMeta | None:
+        m = self._matches.get(match_id)
+        return None if m is None else self._out(m.meta)
+
+    async def match_versions(self, match_ids: list[str]) -> dict[str, int]:
+        return {i: self._matches[i].meta.version for i in match_ids if i in self._matches}
+
+    async def load_match(self, match_id: str) -> tuple[MatchMeta, list[StoredAction]] | None:
+        m = self._matches.get(match_id)
+        if m is None:
+            return None
+        return self._out(m.meta), [copy.deepcopy(a) for a in m.actions]
+
+    async def commit(self, change: Change) -> bool:
+        meta = change.meta
+        m = self._matches.get(meta.match_id)
+        if m is None or m.meta.version != change.expected_version:
+            return False
+        a = change.action
+        if a is not None:
+            if any(x.seq == a.seq for x in m.actions):
+                return False
+            if a.client_id is not None and any(
+                (x.seat, x.client_id) == (a.seat, a.client_id) for x in m.actions
+            ):
+                return False
+        taken = {h.number for h in m.hands}
+        numbers = [h.number for h in change.hands]
+        if taken & set(numbers) or len(set(numbers)) != len(numbers):
+            return False
+        if any(p is not None and p not in self._players for p in meta.seat_ids):
+            return False  # (the SQL store's foreign key refuses it)
+        # Columns written once, at creation, stay as they were.
+        stored = _copy(meta)
+        first = m.meta
+        stored.rules, stored.opponent, stored.difficulty = first.rules, first.opponent, first.difficulty
+        stored.seed, stored.first_starter = first.seed, first.first_starter
+        stored.seat_ids[0], stored.watch_token_hash = first.seat_ids[0], first.watch_token_hash
+        stored.created_at = first.created_at
+        m.meta = stored
+        if a is not None:
+            m.actions.append(copy.deepcopy(a))
+        m.hands.extend(copy.deepcopy(h) for h in change.hands)
+        return True
+
+    async def list_matches(
+        self,
+        player_id: str,
+        *,
+        status: str | None,
+        rules: str | None,
+        opponent: str | None,
+        limit: int,
+        offset: int,
+    ) -> tuple[list[MatchMeta], int]:
+        found = [
+            m.meta
+            for m in self._matches.values()
+            if player_id in m.meta.seat_ids
+            and (status is None or m.meta.status == status)
+            and (rules is None or m.meta.rules == rules)
+            and (opponent is None or m.meta.opponent == opponent)
+        ]
+        found.sort(key=lambda meta: (meta.created_at, meta.match_id), reverse=True)
+        return [self._out(meta) for meta in found[offset : offset + limit]], len(found)
+
+    async def finished_hands(self, match_id: str) -> list[FinishedHand]:
+        m = self._matches.get(match_id)
+        if m is None:
+            return []
+        return [copy.deepcopy(h) for h in sorted(m.hands, key=lambda h: h.number)]
+
+    async def stats(self, player_id: str) -> dict[str, int]:
+        matches = wins = hands = hands_won = gins = undercuts = points = 0
+        for m in self._matches.values():
+            if player_id not in m.meta.seat_ids:
+                continue
+            seat = 0 if m.meta.seat_ids[0] == player_id else 1
+            if m.meta.status == "finished":
+                matches += 1
+                wins += m.meta.winner == seat
+            for h in m.hands:
+                hands += 1
+                if h.winner == seat:
+                    hands_won += 1
+                    gins += h.kind == "gin"
+                    undercuts += h.kind == "undercut"
+                    points += h.points
+        return {
+            "matches": matches,
+            "wins": wins,
+            "losses": matches - wins,
+            "hands": hands,
+            "hands_won": hands_won,
+            "gins": gins,
+            "undercuts": undercuts,
+            "points": points,
+        }
+
+    # --- internals ----------------------------------------------------------------------------
+
+    def _check_players(self, meta: MatchMeta) -> None:
+        # As the SQL store's foreign keys: a seat is taken by a player that exists.
+        for player_id in meta.seat_ids:
+            if player_id is not None and player_id not in self._players:
+                raise ValueError(f"no player {player_id!r}")
+
+    def _out(self, meta: MatchMeta) -> MatchMeta:
+        """A copy of the row, with the seats' names as the players have them."""
+        out = _copy(meta)
+        out.seat_names = [None if p is None else self._players[p].name for p in meta.seat_ids]
+        return out
+
+
+def _copy(meta: MatchMeta) -> MatchMeta:
+    out = meta.copy()
+    out.outcome = copy.deepcopy(meta.outcome)
+    return out

@@ -1,0 +1,261 @@
+"""The Store port's contract: every implementation (in memory, SQL on SQLite, the group-commit
+store, and both SQL stores on PostgreSQL when it is reachable) passes the same cases: identities
+by token hash, one writer per match by compare-and-set, an action number and a client id written
+once, lists filtered, ordered and paged, statistics and finished hands."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import timedelta
+
+import pytest
+
+from server.service.ports import Change, FinishedHand, StoredAction
+from server.storage import MemoryStore, SqlStore
+from server.storage.group_commit import GroupCommitStore
+
+from .databases import database
+from .records import make_match, make_player, now
+
+IMPLEMENTATIONS = [
+    "memory",
+    "sql-sqlite",
+    "group-sqlite",
+    pytest.param("sql-postgres", marks=pytest.mark.postgres),
+    pytest.param("group-postgres", marks=pytest.mark.postgres),
+]
+
+
+@pytest.fixture(params=IMPLEMENTATIONS)
+async def store(request, tmp_path) -> AsyncIterator:
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    kind, db = request.param.split("-")
+    async with database(db, tmp_path) as engine:
+        if kind == "sql":
+            yield SqlStore(engine)
+        else:
+            group = GroupCommitStore(engine)
+            try:
+                yield group
+            finally:
+                await group.close()
+
+
+def _action(seq: int, version: int, client_id: str | None = None, seat: int = 0) -> StoredAction:
+    return StoredAction(seq, seat, {"kind": "pass"}, client_id, version, now())
+
+
+def _next(meta, **changes):
+    new = meta.copy()
+    new.version += 1
+    for key, value in changes.items():
+        setattr(new, key, value)
+    return new
+
+
+async def test_a_player_is_found_by_its_token_hash_and_nothing_else(store):
+    ada = await make_player(store)
+    found = await store.player_by_token_hash(ada.token_hash)
+    assert found == ada
+    assert found.created_at.tzinfo is not None
+    assert await store.player_by_token_hash("0" * 64) is None
+    assert await store.player_by_token_hash(ada.player_id) is None
+
+
+async def test_a_new_match_loads_as_it_was_written_with_no_actions(store):
+    ada = await make_player(store)
+    meta = await make_match(store, ada)
+    assert await store.load_meta(meta.match_id) == meta
+    assert await store.load_match(meta.match_id) == (meta, [])
+    assert await store.finished_hands(meta.match_id) == []
+
+
+async def test_a_match_loads_with_its_actions_in_order(store):
+    ada = await make_player(store)
+    meta = await make_match(store, ada)
+    for seq in range(1, 4):
+        new = _next(meta)
+        assert await store.commit(Change(meta.version, new, _action(seq, new.version, f"c{seq}")))
+        meta = new
+    loaded_meta, actions = await store.load_match(meta.match_id)
+    assert loaded_meta.version == 3 and loaded_meta.seat_names == ["Ada", None]
+    assert [(a.seq, a.client_id, a.version) for a in actions] == [(1, "c1", 1), (2, "c2", 2), (3, "c3", 3)]
+    assert actions[0].action == {"kind": "pass"} and actions[0].seat == 0
+    assert await store.load_match("m_missing") is None
+    assert await store.load_meta("m_missing") is None
+
+
+async def test_match_versions_reads_many_matches_at_once_and_skips_missing_ones(store):
+    ada = await make_player(store)
+    metas = [await make_match(store, ada) for _ in range(5)]
+    moved = _next(metas[2])
+    assert await store.commit(Change(metas[2].version, moved, _action(1, moved.version, "c1")))
+    ids = [m.match_id for m in metas] + ["m_missing"]
+    assert await store.match_versions(ids) == {m.match_id: (1 if i == 2 else 0) for i, m in enumerate(metas)}
+    assert await store.match_versions([]) == {}
+
+
+async def test_a_write_at_a_stale_version_changes_nothing(store):
+    ada = await make_player(store)
+    meta = await make_match(store, ada)
+    new = _next(meta, scores=[10, 0])
+    assert await store.commit(Change(meta.version, new, _action(1, 1)))
+    stale = _next(meta, scores=[99, 99])  # written against version 0 again
+    assert not await store.commit(Change(meta.version, stale, _action(2, 1)))
+    loaded, actions = await store.load_match(meta.match_id)
+    assert loaded.version == 1 and loaded.scores == [10, 0] and len(actions) == 1
+
+
+async def test_a_write_to_a_match_that_does_not_exist_lands_nowhere(store):
+    ada = await make_player(store)
+    meta = await make_match(store, ada)
+    ghost = _next(meta, match_id="m_ghost")
+    assert not await store.commit(Change(0, ghost, _action(1, 1)))
+    assert await store.load_match("m_ghost") is None
+
+
+async def test_two_writers_at_the_same_version_never_both_land(store):
+    ada = await make_player(store)
+    meta = await make_match(store, ada)
+    attempts = [
+        store.commit(Change(meta.version, _next(meta, scores=[i, 0]), _action(1, 1, f"w{i}")))
+        for i in range(4)
+    ]
+    results = await asyncio.gather(*attempts)
+    assert sorted(results) == [False, False, False, True]
+    loaded, actions = await store.load_match(meta.match_id)
+    assert loaded.version == 1 and len(actions) == 1
+    assert loaded.scores == [results.index(True), 0]
+
+
+async def test_an_action_number_is_written_once_even_if_the_version_check_passes(store):
+    ada = await make_player(store)
+    meta = await make_match(store, ada)
+    first = _next(meta)
+    assert await store.commit(Change(meta.version, first, _action(1, 1)))
+    # A confused writer with the right version but an action number already taken.
+    assert not await store.commit(Change(first.version, _next(first), _action(1, 2)))
+    loaded, actions = await store.load_match(meta.match_id)
+    assert loaded.version == 1 and len(actions) == 1
+
+
+async def test_a_client_id_is_unique_per_seat_of_a_match(store):
+    ada = await make_player(store)
+    meta = await make_match(store, ada)
+    v1 = _next(meta)
+    assert await store.commit(Change(0, v1, _action(1, 1, "same")))
+    assert not await store.commit(Change(1, _next(v1), _action(2, 2, "same")))
+    v2 = _next(v1)
+    assert await store.commit(Change(1, v2, _action(2, 2, "same", seat=1)))  # the other seat's id
+
+
+async def test_a_change_writes_every_column_it_may_change(store):
+    ada, bob = await make_player(store, "Ada"), await make_player(store, "Bob")
+    meta = await make_match(store, ada, opponent="human", difficulty=None, status="waiting", invite_hash="h")
+    joined = _next(meta, seat_ids=[ada.player_id, bob.player_id], seat_names=["Ada", "Bob"], invite_hash=None)
+    assert await store.commit(Change(0, joined))
+    done = _next(
+        joined,
+        status="finished",
+        winner=1,
+        resigned=0,
+        scores=[3, 4],
+        hands_won=[1, 2],
+        hand_number=3,
+        outcome={"winner": 1, "reason": "resign", "totals": []},
+        updated_at=now() + timedelta(minutes=5),
+    )
+    assert await store.commit(Change(1, done))
+    assert await store.load_meta(meta.match_id) == done
+
+
+async def test_the_match_list_filters_orders_and_pages(store):
+    ada, bob = await make_player(store, "Ada"), await make_player(store, "Bob")
+    t0 = now()
+    m1 = await make_match(store, ada, created_at=t0)
+    m2 = await make_match(store, ada, rules="classic", created_at=t0 + timedelta(seconds=1))
+    m3 = await make_match(
+        store, ada, opponent="human", difficulty=None, status="waiting", created_at=t0 + timedelta(seconds=2)
+    )
+    m4 = await make_match(store, bob, created_at=t0 + timedelta(seconds=3))
+    joined = _next(m4, seat_ids=[bob.player_id, ada.player_id], seat_names=["Bob", "Ada"])
+    assert await store.commit(Change(0, joined))
+    await make_match(store, bob, created_at=t0 + timedelta(seconds=4))  # not Ada's
+
+    async def ids(**kw):
+        kw = {"status": None, "rules": None, "opponent": None, "limit": 20, "offset": 0, **kw}
+        metas, total = await store.list_matches(ada.player_id, **kw)
+        return [m.match_id for m in metas], total
+
+    assert await ids() == ([m4.match_id, m3.match_id, m2.match_id, m1.match_id], 4)
+    assert await ids(status="waiting") == ([m3.match_id], 1)
+    assert await ids(rules="classic") == ([m2.match_id], 1)
+    assert await ids(opponent="human") == ([m3.match_id], 1)
+    assert await ids(limit=2, offset=1) == ([m3.match_id, m2.match_id], 4)
+    assert await ids(offset=10) == ([], 4)
+    metas, _ = await store.list_matches(
+        ada.player_id, status=None, rules=None, opponent=None, limit=1, offset=0
+    )
+    assert metas[0].seat_names == ["Bob", "Ada"]
+    assert (await ids(status="finished")) == ([], 0)
+
+
+async def test_stats_count_finished_matches_and_the_players_share_of_hands(store):
+    ada, bob = await make_player(store, "Ada"), await make_player(store, "Bob")
+
+    def hand(number, kind, winner, points):
+        return FinishedHand(number, 0, kind, winner, 0, points, {"kind": kind}, now())
+
+    # Ada is seat 1 here and wins: a gin and an undercut for her, a knock for Bob, a dead hand.
+    m = await make_match(store, bob, opponent="human", difficulty=None)
+    m = _next(m, seat_ids=[bob.player_id, ada.player_id], seat_names=["Bob", "Ada"])
+    assert await store.commit(Change(0, m))
+    hands = (
+        hand(1, "gin", 1, 31),
+        hand(2, "knock", 0, 7),
+        hand(3, "dead", None, 0),
+        hand(4, "undercut", 1, 70),
+    )
+    done = _next(m, status="finished", winner=1, scores=[7, 101])
+    assert await store.commit(Change(m.version, done, hands=hands))
+    # An active match against the computer with one hand Ada won.
+    other = await make_match(store, ada)
+    assert await store.commit(Change(0, _next(other), hands=(hand(1, "knock", 0, 12),)))
+
+    stats = await store.stats(ada.player_id)
+    assert stats == {
+        "matches": 1,
+        "wins": 1,
+        "losses": 0,
+        "hands": 5,
+        "hands_won": 3,
+        "gins": 1,
+        "undercuts": 1,
+        "points": 31 + 70 + 12,
+    }
+    assert (await store.stats(bob.player_id))["losses"] == 1
+    assert (await store.stats("p_nobody")) == dict.fromkeys(stats, 0)
+
+
+async def test_finished_hands_come_back_in_order_with_their_results(store):
+    ada = await make_player(store)
+    meta = await make_match(store, ada)
+    results = tuple(
+        FinishedHand(n, n % 2, "knock", 0, 0, n, {"kind": "knock", "points": n}, now()) for n in (2, 1)
+    )
+    assert await store.commit(Change(0, _next(meta), hands=results))
+    hands = await store.finished_hands(meta.match_id)
+    assert [(h.number, h.starter, h.result["points"]) for h in hands] == [(1, 1, 1), (2, 0, 2)]
+    assert await store.finished_hands("m_missing") == []
+
+
+async def test_what_a_store_hands_out_shares_nothing_with_what_it_keeps(store):
+    ada = await make_player(store)
+    meta = await make_match(store, ada)
+    loaded = await store.load_meta(meta.match_id)
+    loaded.scores[0] = 99
+    loaded.seat_ids[1] = "p_someone"
+    assert await store.load_meta(meta.match_id) == meta
