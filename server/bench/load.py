@@ -819,8 +819,6 @@ def measure_game_work(difficulty: str, matches: int = 100, seed: int = 1) -> dic
     throughput / echo floor from above, however cheap the I/O and the commits were made."""
     from datetime import UTC, datetime
 
-    from msgspec.json import encode
-
     from server.bots import make_bot
     from server.rules import Action, new_match
     from server.service import SeatUpdate
