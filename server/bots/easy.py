@@ -10,7 +10,7 @@ did.
 from __future__ import annotations
 
 from server.rules import Discard, Knock, SeatView
-from server.rules.cards import VALUES
+from server.rules.cards import VALUES, Card
 from server.rules.melds import min_deadwood
 
 from .base import Bot, own_mask, top_of_pile
@@ -51,7 +51,7 @@ class EasyBot(Bot):
             card = min((c for c, dw in options if dw == least), key=lambda c: (-VALUES[c.index], c))
             return Knock(card)
 
-        def score(item: tuple) -> float:
+        def score(item: tuple[Card, int]) -> float:
             card, dw = item
             return dw + PARTNER_WEIGHT * connections(hand, card.index) + self.rng.random() * NOISE
 

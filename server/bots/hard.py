@@ -110,8 +110,8 @@ class HardBot(Bot):
         least = min(options.values())
         if least == 0:
             # Gin: nothing scores more. Throw the card that feeds the opponent least.
-            card = max((c for c, dw in options.items() if dw == 0), key=lambda c: (VALUES[c.index], c))
-            return Knock(card)
+            gin_card = max((c for c, dw in options.items() if dw == 0), key=lambda c: (VALUES[c.index], c))
+            return Knock(gin_card)
         hand = own_mask(view)
         k = Knowledge.from_view(view)
         memo = Memo()

@@ -10,7 +10,7 @@ top of the discard pile. Every decision is a handful of deadwood computations (w
 from __future__ import annotations
 
 from server.rules import Discard, Knock, SeatView
-from server.rules.cards import VALUES, to_mask
+from server.rules.cards import VALUES, Card, to_mask
 
 from .base import Bot, own_mask, top_of_pile
 from .sim import RANK, greedy_take, live_connections
@@ -37,7 +37,7 @@ class NormalBot(Bot):
             )
             return Knock(card)
 
-        def key(item: tuple) -> tuple:
+        def key(item: tuple[Card, int]) -> tuple[int, int, int, float]:
             card, dw = item
             i = card.index
             # "useless": a card with partners (a pair, two of a run) is worth a few points more

@@ -178,7 +178,7 @@ _EV_DISCARD = tuple(tuple(Event(s, "discard", c) for c in DECK) for s in (0, 1))
 _EV_KNOCK = tuple(tuple(Event(s, "knock", c) for c in DECK) for s in (0, 1))
 
 
-class _SuitActions(dict):
+class _SuitActions(dict[int, tuple[Action, ...]]):
     """For one suit: the 13-bit field of the cards held -> the tuple of their discard actions,
     each built on first use (plain dict lookups afterwards, empty tuples included)."""
 
@@ -467,7 +467,7 @@ class HandState:
     def view(self, seat: int | None) -> SeatView:
         """What ``seat`` may see (``None``: the public view for watchers)."""
         own = seat is not None
-        arrangement = _view_arrangement(self.hands[seat]) if own else None
+        arrangement = _view_arrangement(self.hands[seat]) if seat is not None else None
         return SeatView(
             rules=self.rules,
             seat=seat,

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any, cast
 
 from .cards import DECK, VALUES, Card, from_mask, parse_cards, to_mask
 
@@ -83,7 +84,7 @@ class Arrangement:
         """All the cards, melds first (each in order), then unmatched cards by rank."""
         return tuple(c for m in self.melds for c in m.cards) + self.unmatched
 
-    def to_wire(self) -> dict:
+    def to_wire(self) -> dict[str, Any]:
         return {
             "melds": [m.to_wire() for m in self.melds],
             "unmatched": [c.code for c in self.unmatched],
@@ -216,7 +217,7 @@ def is_meld(mask: int) -> bool:
     return n >= 3 and any(m == mask for m, _ in melds_in(mask))
 
 
-class _RunBest(dict):
+class _RunBest(dict[int, int]):
     """13-bit field of one suit -> the largest total value of disjoint runs inside it, each
     field computed once on first use (8192 fields at most)."""
 
@@ -383,7 +384,7 @@ def deadwood(cards: Iterable[Card | str] | str) -> int:
     mask = 0
     for c in cards:
         if c.__class__ is not Card:
-            c = Card.parse(c)
+            c = Card.parse(cast(str, c))  # not a Card, so a code (parse rejects anything else)
         mask |= 1 << (c.suit * 13 + c.rank - 1)
     return min_deadwood(mask)
 

@@ -146,7 +146,7 @@ class Computer:
         makes the same choice in a thread, so the event loop at least runs between its slices."""
         if self.thinking is not None and self.bot_factory is make_bot:
             try:
-                return await self.thinking.choose(live.meta.difficulty, bot_seed(live.meta), view)
+                return await self.thinking.choose(live.meta.difficulty or "normal", bot_seed(live.meta), view)
             except Exception:
                 log.exception("thinking worker failed; thinking here", extra={"match_id": live.match_id})
         return await asyncio.to_thread(live.bot.choose, view)

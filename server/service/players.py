@@ -34,14 +34,14 @@ def clean_name(name: Any) -> str:
     """A display name: 1 to 40 printable characters, surrounding spaces removed."""
     if not isinstance(name, str):
         raise BadRequest("name must be a string")
-    name = unicodedata.normalize("NFC", name).strip()
-    if not name:
+    text = unicodedata.normalize("NFC", name).strip()
+    if not text:
         raise BadRequest("name must not be empty")
-    if len(name) > MAX_NAME:
+    if len(text) > MAX_NAME:
         raise BadRequest(f"name must be at most {MAX_NAME} characters")
-    if any(unicodedata.category(ch)[0] == "C" for ch in name):
+    if any(unicodedata.category(ch)[0] == "C" for ch in text):
         raise BadRequest("name must not contain control characters")
-    return name
+    return text
 
 
 class Players:

@@ -106,14 +106,14 @@ class Presence:
             expired = [peer for peer, (_, _, expires) in entries.items() if expires <= now]
             if not expired:
                 continue
-            live = self.cache.find(match_id)
+            found = self.cache.find(match_id)
             # What the expired reports made connected, to compare with after.
-            before = seats(live.connected(), entries, -math.inf) if live is not None else None
+            before = seats(found.connected(), entries, -math.inf) if found is not None else None
             for peer in expired:
                 del entries[peer]
             if not entries:
                 del self._reports[match_id]
-            await self._tell_if_changed(live, before)
+            await self._tell_if_changed(found, before)
 
 
 def seats(local: tuple[bool, bool], reports: Reports, now: float) -> tuple[bool, bool]:
