@@ -30,9 +30,9 @@ import contextlib
 import functools
 import logging
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import asyncpg
 from sqlalchemy import JSON, Integer
@@ -42,7 +42,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from server.service.ports import Change
 
 from .engine import sqlite_on_connect, sqlite_path
-from .models import HandRecord, Match, MatchAction
+from .models import ACTIONS, HANDS, MATCHES
 from .notify import CHANNEL, encode_payload
 from .repository import ROW_COLUMNS, SqlStore, row_values
 
@@ -51,8 +51,6 @@ log = logging.getLogger("server.storage.group_commit")
 MAX_BATCH = 200
 SQLITE_AT_LEAST = (3, 33, 0)
 """``UPDATE .. FROM``, which the batched writes use, came with SQLite 3.33 (August 2020)."""
-
-_MATCHES = Match.__table__
 
 
 class GroupCommitStore(SqlStore):
@@ -132,21 +130,24 @@ class GroupCommitStore(SqlStore):
                 self._busy = True
                 batch, self._queue = self._queue[: self.max_batch], self._queue[self.max_batch :]
                 changes = [c for c, _ in batch]
+                # Per change: whether it landed, or the error its caller gets.
+                results: Sequence[bool | Exception]
                 try:
                     results = await self._commit_batch(changes)
                 except IntegrityError:
                     # One change broke a constraint: each alone, so the others land (and, on
                     # Postgres, are announced: a change alone is a batch too).
-                    results = []
+                    alone: list[bool | Exception] = []
+                    results = alone
                     for c in changes:
                         try:
-                            results.append((await self._commit_batch([c]))[0])
+                            alone.append((await self._commit_batch([c]))[0])
                         except IntegrityError:
                             # Nothing of it was written: as SqlStore, another writer took this
                             # action number (or client id) first.
-                            results.append(False)
+                            alone.append(False)
                         except Exception as e:
-                            results.append(e)
+                            alone.append(e)
                 except Exception as e:
                     results = [e] * len(changes)
                 self.batches += 1
@@ -196,7 +197,8 @@ class GroupCommitStore(SqlStore):
             try:
                 if conn is None or conn.is_closed():
                     pooled = await self.engine.raw_connection()
-                    conn = self._pg = pooled.driver_connection
+                    # (driver_connection is None only once invalidated: not a fresh one)
+                    conn = self._pg = cast(asyncpg.Connection, pooled.driver_connection)
                     pooled.detach()  # the pool forgets it; closing it is ours
                 landed = {r[0] for r in await conn.fetch(self._sql.postgres, *args)}
                 return [r.match_id in landed for r in rows]
@@ -277,7 +279,7 @@ class _BatchSql:
 
     def __init__(self, dialect: Any) -> None:
         self.dialect = dialect
-        m, a, h = _MATCHES, MatchAction.__table__, HandRecord.__table__
+        m, a, h = MATCHES, ACTIONS, HANDS
         self._row_bind = self._binders(m, ROW_COLUMNS)
         self._action_bind = self._binders(a, self.ACTION_COLUMNS)
         self._hand_bind = self._binders(h, self.HAND_COLUMNS)
@@ -350,11 +352,11 @@ class _BatchSql:
             conn.execute(_sqlite_update(len(chunk)), [v for row in chunk for v in row])
         for table, columns, table_rows in (
             (
-                MatchAction.__table__.name,
+                ACTIONS.name,
                 self.ACTION_COLUMNS,
                 [r.action for r in landed if r.action is not None],
             ),
-            (HandRecord.__table__.name, self.HAND_COLUMNS, [h for r in landed for h in r.hands]),
+            (HANDS.name, self.HAND_COLUMNS, [h for r in landed for h in r.hands]),
         ):
             for chunk in _chunks(table_rows, len(columns), limit):
                 conn.execute(_sqlite_insert(table, columns, len(chunk)), [v for row in chunk for v in row])
@@ -386,7 +388,7 @@ class _BatchSql:
                 names.append(extra)
             return f"unnest({', '.join(unnest)}) AS {alias}({', '.join(names)})", exprs
 
-        m, a, h = _MATCHES, MatchAction.__table__, HandRecord.__table__
+        m, a, h = MATCHES, ACTIONS, HANDS
         v_from, v = arrays(m, ("id", *ROW_COLUMNS), "v", extra="expected")
         sets = ", ".join(f"{col} = {v[col]}" for col in ROW_COLUMNS)
         a_from, a_exprs = arrays(a, self.ACTION_COLUMNS, "a")
@@ -428,7 +430,7 @@ def _sqlite_versions(n: int) -> str:
     """The stored versions of ``n`` matches as one value, ``"<id> <version>,..."`` (match ids
     hold neither a space nor a comma)."""
     marks = ", ".join("?" for _ in range(n))
-    return f"SELECT group_concat(id || ' ' || version) FROM {_MATCHES.name} WHERE id IN ({marks})"
+    return f"SELECT group_concat(id || ' ' || version) FROM {MATCHES.name} WHERE id IN ({marks})"
 
 
 @functools.cache
@@ -436,7 +438,7 @@ def _sqlite_update(n: int) -> str:
     """Compare-and-set ``n`` match rows, each given as ``(id, *ROW_COLUMNS, expected)``."""
     width = len(ROW_COLUMNS) + 2
     sets = ", ".join(f"{col} = v.column{i}" for i, col in enumerate(ROW_COLUMNS, start=2))
-    m = _MATCHES.name
+    m = MATCHES.name
     return (
         f"UPDATE {m} SET {sets} FROM (VALUES {_values(n, width)}) AS v "
         f"WHERE {m}.id = v.column1 AND {m}.version = v.column{width}"

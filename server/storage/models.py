@@ -12,9 +12,9 @@ primary key, so two writers can never both append to one match.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, MetaData, String, UniqueConstraint
+from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, MetaData, String, Table, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
@@ -125,4 +125,24 @@ class HandRecord(Base):
     finished_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
-__all__ = ["NAMING_CONVENTION", "Base", "HandRecord", "Match", "MatchAction", "Player", "UTCDateTime"]
+# The tables themselves, for Core statements. A declarative class's ``__table__`` is typed as
+# any FromClause; these classes map plain tables, so say so once here.
+PLAYERS = cast(Table, Player.__table__)
+MATCHES = cast(Table, Match.__table__)
+ACTIONS = cast(Table, MatchAction.__table__)
+HANDS = cast(Table, HandRecord.__table__)
+
+
+__all__ = [
+    "ACTIONS",
+    "HANDS",
+    "MATCHES",
+    "NAMING_CONVENTION",
+    "PLAYERS",
+    "Base",
+    "HandRecord",
+    "Match",
+    "MatchAction",
+    "Player",
+    "UTCDateTime",
+]

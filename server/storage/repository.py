@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Select, and_, bindparam, case, func, insert, or_, select, update
+from sqlalchemy import and_, bindparam, case, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import aliased
@@ -17,7 +17,7 @@ from sqlalchemy.orm import aliased
 from server.service.ports import Change, FinishedHand, MatchMeta, PlayerRecord, StoredAction
 
 from .engine import session_factory
-from .models import HandRecord, Match, MatchAction, Player
+from .models import ACTIONS, HANDS, MATCHES, HandRecord, Match, MatchAction, Player
 
 VERSIONS_AT_ONCE = 500
 
@@ -293,11 +293,12 @@ ROW_COLUMNS = (
     "outcome",
     "updated_at",
 )
-_MATCHES = Match.__table__
 # Read statements built once: building them per call (the seat aliases above all) cost as much
 # CPU as running them.
 _p0, _p1 = aliased(Player), aliased(Player)
-_META_QUERY: Select[Any] = (
+# Rows of (match, seat 0's name, seat 1's name); the outer join makes the last None while no one
+# has joined (SQLAlchemy types it str: ``_meta`` takes ``str | None``).
+_META_QUERY = (
     select(Match, _p0.name, _p1.name)
     .join(_p0, Match.seat0_id == _p0.id)
     .outerjoin(_p1, Match.seat1_id == _p1.id)
@@ -318,9 +319,9 @@ _ACTIONS_QUERY = (
     .order_by(MatchAction.seq)
 )
 _UPDATE_MATCH = (
-    update(_MATCHES)
-    .where(_MATCHES.c.id == bindparam("_id"), _MATCHES.c.version == bindparam("_expected"))
+    update(MATCHES)
+    .where(MATCHES.c.id == bindparam("_id"), MATCHES.c.version == bindparam("_expected"))
     .values({name: bindparam(name) for name in ROW_COLUMNS})
 )
-_INSERT_ACTION = insert(MatchAction.__table__)
-_INSERT_HAND = insert(HandRecord.__table__)
+_INSERT_ACTION = insert(ACTIONS)
+_INSERT_HAND = insert(HANDS)
