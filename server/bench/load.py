@@ -47,7 +47,7 @@ import tempfile
 import time
 import tracemalloc
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -221,7 +221,7 @@ class Player:
 
     async def _post(self, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         async with self.session.post(self.base + path, json=body or {}, headers=self.headers) as r:
-            data = await r.json(loads=_decode)
+            data: dict[str, Any] = await r.json(loads=_decode)
             if r.status >= 300:
                 raise RuntimeError(f"POST {path}: {r.status} {data}")
             return data
@@ -361,7 +361,7 @@ class Player:
                     raise
                 await self._reconnect()
 
-    async def _survive(self, step: Any) -> None:
+    async def _survive(self, step: Callable[[], Awaitable[None]]) -> None:
         """Run ``step()``; while reconnecting is allowed, a server that is down (or restarting)
         means: reconnect and try again."""
         deadline = time.monotonic() + self.reconnect_for
@@ -489,7 +489,8 @@ def _cards(value: Any) -> set[str]:
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 def rss_bytes(pid: int) -> int | None:
@@ -862,7 +863,8 @@ def _measure_memory_subprocess(matches: int) -> dict[str, Any]:
         timeout=300,
         check=True,
     )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    figures: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return figures
 
 
 def summarize_profiles(paths: list[Path], top: int = 25) -> list[str]:

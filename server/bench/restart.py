@@ -70,8 +70,10 @@ async def kill_and_restart(
             tasks = [asyncio.ensure_future(p.play()) for p in players]
             await asyncio.sleep(before)
 
-            server.process.send_signal(signal.SIGKILL)
-            server.process.wait(10)
+            process = server.process
+            assert process is not None  # start_server's servers always have one
+            process.send_signal(signal.SIGKILL)
+            process.wait(10)
             killed_at = time.perf_counter()
             control.stats = after = load.PhaseStats("after")
             restarted = load.start_server(database_url, log_dir, env, port=port)

@@ -118,7 +118,7 @@ def deadwood_engines(n_hands: int, seed: int, batch: int = 500) -> list[Engine]:
 
 
 def hand_engines(seed: int) -> list[Engine]:
-    engines = []
+    engines: list[Engine] = []
     rules = RULES["house"]
     ours_rng = random.Random(seed)
 

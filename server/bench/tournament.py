@@ -46,7 +46,7 @@ from server.rules import (
     TakeUpcard,
     new_match,
 )
-from server.rules.cards import DECK, VALUES
+from server.rules.cards import DECK, VALUES, Card
 
 PLAYERS = (*DIFFICULTIES, "simple")
 
@@ -130,7 +130,7 @@ class OpenSpielSimple:
         return _highest_useless(options)
 
 
-def _highest_useless(options: dict) -> Discard:
+def _highest_useless(options: dict[Card, int]) -> Discard:
     card = min(options, key=lambda c: (options[c], -VALUES[c.index], -c.rank))
     return Discard(card)
 
