@@ -107,11 +107,12 @@ from .errors import (
     RulesError,
     UnknownRulesError,
 )
-from .hand import Event, HandState, Phase, SeatView, deal, new_hand, shuffled_deck
+from .hand import HandState, deal, new_hand, shuffled_deck
 from .match import HandLog, MatchOutcome, MatchState, MatchView, SeatTotal, new_match
 from .melds import Arrangement, Meld, MeldKind, best_arrangement, deadwood
 from .presets import RULES, VARIANTS, Oklahoma, Rules, StarterRule, rules_named
 from .settle import HandResult, Layoff, ResultKind
+from .views import Event, Phase, SeatView
 
 __all__ = [
     "DECK",

@@ -16,9 +16,10 @@ from typing import Any
 from .actions import Action
 from .cards import DECK, Card, from_mask
 from .errors import IllegalActionError
-from .hand import HandState, SeatView, deal
+from .hand import HandState, deal
 from .presets import Rules, rules_named
 from .settle import HandResult
+from .views import SeatView
 
 
 @dataclass(frozen=True, slots=True)

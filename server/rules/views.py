@@ -1,0 +1,124 @@
+"""What a seat may see of a hand: the hand's :class:`Phase`, its public :class:`Event` history
+and the :class:`SeatView` that players, bots and clients are given.
+
+A view never holds the other hand or the stock order; :meth:`HandState.view
+<server.rules.HandState.view>` is the one function that builds it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from .actions import Action, Source
+from .cards import Card
+from .melds import Arrangement
+from .presets import Rules
+from .settle import HandResult
+
+
+class Phase(StrEnum):
+    """The phase of a hand; see the table in this module's docstring."""
+
+    UPCARD = "upcard"
+    DRAW = "draw"
+    DISCARD = "discard"
+    OVER = "over"
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One public event of a hand: what both players (and watchers) saw happen.
+
+    ``card`` is set for take_upcard, draw from the discard pile, discard and knock; a draw from
+    the stock never names its card.
+    """
+
+    seat: int
+    kind: str  # take_upcard | pass | draw | discard | knock
+    card: Card | None = None
+    source: Source | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"seat": self.seat, "kind": self.kind}
+        if self.source is not None:
+            out["source"] = self.source.value
+        if self.card is not None:
+            out["card"] = self.card.code
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """What one seat may know of a hand (``seat=None``: the public view for watchers).
+
+    Holds the seat's own cards, counts, the public discard pile and the public history; never
+    the other hand or the stock order until the hand is over (then ``result`` reveals both
+    hands).
+    """
+
+    rules: Rules
+    seat: int | None
+    starter: int
+    dealer: int
+    phase: Phase
+    to_act: int | None
+    hand: tuple[Card, ...]
+    """The seat's cards in best-arrangement order: melds first, then unmatched by rank."""
+    arrangement: Arrangement | None
+    hand_counts: tuple[int, int]
+    stock_count: int
+    discard_pile: tuple[Card, ...]
+    """Bottom first; the last card is the top."""
+    history: tuple[Event, ...]
+    legal_actions: tuple[Action, ...]
+    result: HandResult | None
+    knock_limit: int = 10
+    """The most deadwood a knock may leave in this hand (0: gin only), set by the rules from the
+    first upcard."""
+    multiplier: int = 1
+    """What everything this hand scores is multiplied by (set by the rules from the first upcard)."""
+    discard_deadwood: tuple[tuple[Card, int], ...] = ()
+    """When this seat must discard: each legal discard and the deadwood the other cards leave
+    (a knock is legal when it is within ``knock_limit``; gin when 0)."""
+
+    @property
+    def opponent_count(self) -> int:
+        return self.hand_counts[1 - self.seat] if self.seat is not None else 0
+
+    @property
+    def deadwood(self) -> int | None:
+        return self.arrangement.deadwood if self.arrangement else None
+
+    @property
+    def upcard_taken(self) -> Card | None:
+        """The card this seat just took from the discard pile and may not discard now."""
+        if self.phase is Phase.DISCARD and self.history and self.history[-1].seat == self.to_act:
+            last = self.history[-1]
+            if last.kind == "take_upcard" or last.source is Source.DISCARD:
+                return last.card
+        return None
+
+    def to_wire(self) -> dict[str, Any]:
+        arr = self.arrangement
+        return {
+            "seat": self.seat,
+            "starter": self.starter,
+            "dealer": self.dealer,
+            "phase": self.phase.value,
+            "to_act": self.to_act,
+            "cards": [c.code for c in self.hand],
+            "hand": [c.code for c in self.hand],  # the v1 name of "cards", kept for old clients
+            "melds": [m.to_wire() for m in arr.melds] if arr else [],
+            "deadwood": arr.deadwood if arr else None,
+            "hand_counts": list(self.hand_counts),
+            "stock_count": self.stock_count,
+            "discard_pile": [c.code for c in self.discard_pile],
+            "history": [e.to_wire() for e in self.history],
+            "legal_actions": [a.to_wire() for a in self.legal_actions],
+            "result": self.result.to_wire() if self.result else None,
+            "knock_limit": self.knock_limit,
+            "multiplier": self.multiplier,
+            "discard_deadwood": {c.code: dw for c, dw in self.discard_deadwood},
+        }
