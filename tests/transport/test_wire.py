@@ -92,8 +92,7 @@ def test_every_view_is_what_the_dicts_made_bar_the_multiplier(seed):
 
 
 def test_the_record_is_what_the_dicts_made():
-    for state in _states(9, "classic"):
-        pass
+    *_, state = _states(9, "classic")
     meta = _meta(state, "finished")
     got = msgspec.to_builtins(present.record(MatchRecord(meta, 0, state)))
     hands = []
