@@ -123,7 +123,11 @@ class HandView(_Wire):
         list[Card], Meta(description="The seat's own cards, in best-meld order (none for a watcher)")
     ]
     hand: Annotated[
-        list[Card], Meta(description="Deprecated: the v1 name of `cards` (the same list); removed in v2")
+        list[Card],
+        Meta(
+            description="Deprecated: the v1 name of `cards` (the same list); removed in v2",
+            extra_json_schema={"deprecated": True},
+        ),
     ]
     melds: list[MeldCards]
     deadwood: int | None
