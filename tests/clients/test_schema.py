@@ -23,9 +23,13 @@ from server.transport import present
 from server.transport.openapi import openapi_document
 from server.wire import convert
 from server.wire import messages as w
+from server.wire.schema import components
 
-SCHEMAS = openapi_document()["components"]["schemas"]
-SCHEMAS.update(msgspec.json.schema_components([w.View], ref_template="#/components/schemas/{name}")[1])
+# A copy: the served document is cached. The view is not a REST body: its components too.
+SCHEMAS = {
+    **openapi_document()["components"]["schemas"],
+    **components((w.View,), ref_template="#/components/schemas/{name}")[1],
+}
 
 READ: dict[str, set[str]] = defaultdict(set)
 
