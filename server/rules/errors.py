@@ -3,7 +3,7 @@
 ::
 
     RulesError                  base; every error has a stable machine ``code``
-    ├── InvalidActionError      malformed input: not an action / not a card code  (bad_message)
+    ├── InvalidActionError      malformed input: not an action / not a card code  (bad_request)
     │   └── InvalidCardError
     ├── IllegalActionError      well-formed but not legal now                     (illegal_action)
     └── NotYourTurnError        a seat acted out of turn                          (not_your_turn)
@@ -16,7 +16,7 @@ errors and HTTP statuses in one place; the messages are meant for people.
 ...     Action.from_wire({"kind": "discard", "card": "10h"})
 ... except RulesError as e:
 ...     print(e.code, "-", e)
-bad_message - not a card code: '10h' (expected e.g. 'Td', '7h', 'As')
+bad_request - not a card code: '10h' (expected e.g. 'Td', '7h', 'As')
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ class RulesError(Exception):
 class InvalidActionError(RulesError, ValueError):
     """Malformed input: not an action, an unknown kind, unknown or missing fields."""
 
-    code = "bad_message"
+    code = "bad_request"
 
 
 class InvalidCardError(InvalidActionError):
@@ -54,7 +54,7 @@ class NotYourTurnError(RulesError):
 class UnknownRulesError(RulesError, KeyError):
     """A rule set name that is not one of :data:`~server.rules.RULES` (``"house"``, ``"classic"``)."""
 
-    code = "bad_message"
+    code = "bad_request"
 
     def __str__(self) -> str:  # KeyError would quote the whole message
         return str(self.args[0]) if self.args else ""

@@ -189,7 +189,7 @@ class Commands:
         try:
             parsed = Action.from_wire(action)
         except RulesError as e:
-            self.metrics.action_errors.labels("bad_message").inc()
+            self.metrics.action_errors.labels("bad_request").inc()
             raise from_rules_error(e) from e
 
         async def body(live: LiveMatch) -> tuple[int, bool]:

@@ -1,87 +1,61 @@
-"""The service's error tree, each error with a stable machine ``code`` and the HTTP ``status``
-it maps to (the WebSocket sends the same ``code``). This is the one place that mapping lives.
+"""The service's error tree, each error with a stable machine ``code``; the WebSocket and REST
+send the same code (the transport maps codes to HTTP statuses, in one table).
 
 ::
 
     ServiceError
-    ├── BadRequest          bad_request (400)     malformed JSON, unknown/missing fields, bad values
-    │   └── BadMessage      bad_message (400)     the WebSocket's name for the same
-    ├── Unauthorized        unauthorized (401)    bad or missing token
-    ├── Forbidden           forbidden (403)       not your match
-    ├── NotFound            not_found (404)
-    │   └── UnknownMatch    unknown_match (404)   the WebSocket's name for a match that does not exist
-    ├── Conflict            conflict (409)
-    │   ├── MatchNotOver    match_not_over (409)
-    │   ├── AlreadyJoined   already_joined (409)
-    │   ├── MatchOver       match_over (409)
-    │   ├── StaleVersion    stale_version (409)
-    │   ├── NotYourTurn     not_your_turn (409)
-    │   └── IllegalAction   illegal_action (409)
-    ├── TooLarge            too_large (413)
-    ├── RateLimited         rate_limited (429)    says which limit and when it resets
-    └── Unavailable         unavailable (503)     shutting down
+    ├── BadRequest          bad_request       malformed JSON, unknown/missing fields, bad values
+    ├── Unauthorized        unauthorized      bad or missing token
+    ├── Forbidden           forbidden         not your match
+    ├── NotFound            not_found         no such match
+    ├── Conflict            conflict
+    │   ├── MatchNotOver    match_not_over
+    │   ├── AlreadyJoined   already_joined
+    │   ├── MatchOver       match_over
+    │   ├── StaleVersion    stale_version
+    │   ├── NotYourTurn     not_your_turn
+    │   └── IllegalAction   illegal_action
+    ├── TooLarge            too_large
+    ├── RateLimited         rate_limited      says which limit and when it resets
+    └── Unavailable         unavailable       shutting down
+
+One condition, one code: the WebSocket's former ``bad_message`` and ``unknown_match`` are
+``bad_request`` and ``not_found`` (docs/protocol.md has the migration note).
 
 An error never changes anything: every check happens before a write.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from server.rules import IllegalActionError, InvalidActionError, NotYourTurnError, RulesError
 
 
 class ServiceError(Exception):
     code = "error"
-    status = 500
-    rest_code: str | None = None
-    """The REST code when it differs from the WebSocket's (``unknown_match`` is ``not_found``)."""
-    ws_code: str | None = None
-    """The WebSocket code when it differs from the REST one (``bad_request`` is ``bad_message``)."""
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
 
-    def extra(self) -> dict[str, Any]:
-        """Fields added to the wire error object besides code and message."""
-        return {}
-
-    def to_wire(self, *, websocket: bool = False) -> dict[str, Any]:
-        code = (self.ws_code if websocket else self.rest_code) or self.code
-        return {"code": code, "message": self.message, **self.extra()}
-
 
 class BadRequest(ServiceError):
-    code, status = "bad_request", 400
-    ws_code = "bad_message"
-
-
-class BadMessage(BadRequest):
-    code = "bad_message"
-    rest_code = "bad_request"
+    code = "bad_request"
 
 
 class Unauthorized(ServiceError):
-    code, status = "unauthorized", 401
+    code = "unauthorized"
 
 
 class Forbidden(ServiceError):
-    code, status = "forbidden", 403
+    code = "forbidden"
 
 
 class NotFound(ServiceError):
-    code, status = "not_found", 404
-    ws_code = "unknown_match"
-
-
-class UnknownMatch(NotFound):
-    code = "unknown_match"
-    rest_code = "not_found"
+    code = "not_found"
 
 
 class Conflict(ServiceError):
-    code, status = "conflict", 409
+    code = "conflict"
 
 
 class MatchNotOver(Conflict):
@@ -109,23 +83,20 @@ class IllegalAction(Conflict):
 
 
 class TooLarge(ServiceError):
-    code, status = "too_large", 413
+    code = "too_large"
 
 
 class RateLimited(ServiceError):
-    code, status = "rate_limited", 429
+    code = "rate_limited"
 
     def __init__(self, message: str, *, limit: str, reset_in: float) -> None:
         super().__init__(message)
         self.limit = limit
         self.reset_in = max(0.01, round(reset_in, 2))
 
-    def extra(self) -> dict[str, Any]:
-        return {"limit": self.limit, "reset_in": self.reset_in}
-
 
 class Unavailable(ServiceError):
-    code, status = "unavailable", 503
+    code = "unavailable"
 
 
 def from_rules_error(error: RulesError) -> ServiceError:
@@ -133,7 +104,7 @@ def from_rules_error(error: RulesError) -> ServiceError:
     if isinstance(error, NotYourTurnError):
         return NotYourTurn(str(error))
     if isinstance(error, InvalidActionError):
-        return BadMessage(str(error))
+        return BadRequest(str(error))
     if isinstance(error, IllegalActionError):
         return IllegalAction(str(error))
     return IllegalAction(str(error))
@@ -141,7 +112,6 @@ def from_rules_error(error: RulesError) -> ServiceError:
 
 __all__ = [
     "AlreadyJoined",
-    "BadMessage",
     "BadRequest",
     "Conflict",
     "Forbidden",
@@ -156,6 +126,5 @@ __all__ = [
     "TooLarge",
     "Unauthorized",
     "Unavailable",
-    "UnknownMatch",
     "from_rules_error",
 ]

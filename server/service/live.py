@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from server.rules import MatchState, RulesError
 
 from .clock import Clock
-from .errors import UnknownMatch
+from .errors import NotFound
 from .ports import MatchMeta, SeatUpdate, Store, StoredAction
 
 log = logging.getLogger("server.service")
@@ -115,7 +115,7 @@ class MatchCache:
         try:
             loaded = await self.store.load_match(match_id) if plausible_id(match_id) else None
             if loaded is None:
-                raise UnknownMatch(f"no match {match_id!r}")
+                raise NotFound(f"no match {match_id!r}")
             meta, actions = loaded
             live = LiveMatch(meta, replay(meta, actions), len(actions), acks(actions))
             live.bot = self.make_bot(meta)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from server.rules import RULES
 
-from .errors import BadRequest, Forbidden, MatchNotOver, UnknownMatch
+from .errors import BadRequest, Forbidden, MatchNotOver, NotFound
 from .live import plausible_id, replay
 from .ports import FinishedHand, MatchMeta, MatchRecord, PlayerRecord, Store
 
@@ -30,7 +30,7 @@ class Queries:
         and our copy in memory has not heard yet."""
         meta = await self.store.load_meta(match_id) if plausible_id(match_id) else None
         if meta is None:
-            raise UnknownMatch(f"no match {match_id!r}")
+            raise NotFound(f"no match {match_id!r}")
         return meta
 
     async def details(self, player: PlayerRecord, match_id: str) -> tuple[MatchMeta, list[FinishedHand]]:
@@ -51,7 +51,7 @@ class Queries:
             raise MatchNotOver("the record is available once the match is over")
         loaded = await self.store.load_match(match_id)
         if loaded is None:  # deleted meanwhile
-            raise UnknownMatch(f"no match {match_id!r}")
+            raise NotFound(f"no match {match_id!r}")
         meta, actions = loaded
         return MatchRecord(meta, seat, replay(meta, actions))
 

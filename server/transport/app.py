@@ -20,11 +20,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.config import Settings
 from server.service import Broadcaster, InProcessBroadcaster, MatchService, Metrics
-from server.service.errors import ServiceError, TooLarge
+from server.service.errors import RateLimited, ServiceError, TooLarge
 from server.service.thinking import ThinkingPool
 from server.storage import create_engine, upgrade
 from server.storage.group_commit import GroupCommitStore
+from server.wire.messages import ErrorDetail, ErrorResponse
 
+from . import errors as wire_errors
 from .keys import BROADCASTER, ENGINE, LIMITER, METRICS, SERVICE, SETTINGS, SOCKETS
 from .ratelimit import RestLimiter
 
@@ -33,22 +35,24 @@ log = logging.getLogger("server.transport")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
+_encoder = msgspec.json.Encoder()
+
+
 def json_response(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+    """``data`` (a wire Struct, or a document) as JSON."""
     return web.Response(
-        body=msgspec.json.encode(data), status=status, content_type="application/json", headers=headers
+        body=_encoder.encode(data), status=status, content_type="application/json", headers=headers
     )
 
 
 def error_response(error: ServiceError) -> web.Response:
+    status = wire_errors.status(error)
     headers = {}
-    if error.status == 429:
-        headers["Retry-After"] = str(max(1, int(getattr(error, "reset_in", 1) + 0.999)))
-    if error.status == 401:
+    if isinstance(error, RateLimited):
+        headers["Retry-After"] = str(max(1, int(error.reset_in + 0.999)))
+    if status == 401:
         headers["WWW-Authenticate"] = 'Bearer realm="ginrummy"'
-    return json_response({"error": error.to_wire()}, status=error.status, headers=headers)
-
-
-_HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 409: "conflict"}
+    return json_response(ErrorResponse(wire_errors.detail(error)), status=status, headers=headers)
 
 
 @web.middleware
@@ -63,9 +67,9 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
         status = response.status
         return response
     except ServiceError as e:
-        status = e.status
-        if e.code == "rate_limited":
-            metrics.rate_limited.labels(getattr(e, "limit", "")).inc()
+        status = wire_errors.status(e)
+        if isinstance(e, RateLimited):
+            metrics.rate_limited.labels(e.limit).inc()
         return error_response(e)
     except web.HTTPRequestEntityTooLarge:
         status = 413
@@ -76,13 +80,11 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
         status = e.status
         if e.status < 400:
             raise
-        code = _HTTP_CODES.get(e.status, "bad_request" if e.status < 500 else "internal")
-        if e.status == 405:
-            code = "bad_request"
-        return json_response({"error": {"code": code, "message": e.reason}}, status=e.status)
+        code = wire_errors.HTTP_CODE.get(e.status, "bad_request" if e.status < 500 else "internal")
+        return json_response(ErrorResponse(ErrorDetail(code, e.reason)), status=e.status)  # type: ignore[arg-type]
     except Exception:
         log.exception("unhandled error", extra={"path": request.path})
-        return json_response({"error": {"code": "internal", "message": "internal server error"}}, status=500)
+        return json_response(ErrorResponse(ErrorDetail("internal", "internal server error")), status=500)
     finally:
         if route != "/ws":
             metrics.http_requests.labels(request.method, route, str(status)).inc()
@@ -167,7 +169,8 @@ async def limiter_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 async def close_sockets(app: web.Application) -> None:
-    for ws in list(app[SOCKETS]):
+    sockets = app[SOCKETS]
+    for ws in list(sockets):
         await ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
 
 

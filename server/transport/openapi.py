@@ -1,9 +1,9 @@
 """The OpenAPI 3.1 document of the REST API (``/api/openapi.json``) and a self-contained,
 readable HTML page of it (``/api/docs``; no script or stylesheet from elsewhere).
 
-Request schemas come from the msgspec structs that validate them (:mod:`.wire`), so the
-document cannot drift from what the server accepts. The WebSocket protocol is described in
-docs/protocol.md; its client messages' schemas are included here as components too.
+Every body's schema is generated from its Struct in :mod:`server.wire.messages` (the ones the
+handlers encode and decode with), so the document cannot drift from the wire. The WebSocket is
+described by the AsyncAPI document (``/api/asyncapi.json``, :mod:`.asyncapi`).
 """
 
 from __future__ import annotations
@@ -11,209 +11,35 @@ from __future__ import annotations
 import functools
 import html
 import json
+import typing
 from typing import Any
 
 from server.rules import RULES
+from server.wire import messages as w
+from server.wire.schema import REST_BODIES, components
 
-from .wire import schemas
+from .errors import HTTP_STATUS
 
-ERROR_CODES = {
-    400: ("bad_request", "malformed JSON, unknown or missing fields, bad values"),
-    401: ("unauthorized", "missing or unknown token"),
-    403: ("forbidden", "not your match (or a wrong invite code)"),
-    404: ("not_found", "no such match"),
-    409: ("conflict", "match_not_over, already_joined, match_over or conflict"),
-    413: ("too_large", "the body is over 4 KiB"),
-    429: ("rate_limited", "a rate limit was hit: see limit and reset_in, and the Retry-After header"),
+_DESCRIBED = {
+    400: "malformed JSON, unknown or missing fields, bad values",
+    401: "missing or unknown token",
+    403: "not your match (or a wrong invite code)",
+    404: "no such match",
+    409: "the match's state forbids it",
+    413: "the body is over 4 KiB",
+    429: "a rate limit was hit: see limit and reset_in, and the Retry-After header",
 }
 
-_SCHEMAS: dict[str, Any] = {
-    "Error": {
-        "type": "object",
-        "required": ["error"],
-        "properties": {
-            "error": {
-                "type": "object",
-                "required": ["code", "message"],
-                "properties": {
-                    "code": {"type": "string", "examples": ["not_found"]},
-                    "message": {"type": "string"},
-                    "limit": {"type": "string", "description": "429 only: which limit was hit"},
-                    "reset_in": {"type": "number", "description": "429 only: seconds until it resets"},
-                },
-            }
-        },
-    },
-    "NewPlayer": {
-        "type": "object",
-        "required": ["player_id", "name", "token"],
-        "properties": {
-            "player_id": {"type": "string", "examples": ["p_1f0c9e2a7b3d4c5e"]},
-            "name": {"type": "string", "examples": ["Ada"]},
-            "token": {"type": "string", "description": "Shown once; send as Authorization: Bearer TOKEN"},
-        },
-    },
-    "Me": {
-        "type": "object",
-        "properties": {"player_id": {"type": "string"}, "name": {"type": "string"}},
-    },
-    "SeatPlayer": {
-        "type": "object",
-        "properties": {
-            "seat": {"type": "integer", "enum": [0, 1]},
-            "name": {"type": ["string", "null"]},
-            "kind": {"type": "string", "enum": ["human", "computer"]},
-        },
-    },
-    "Outcome": {
-        "type": ["object", "null"],
-        "properties": {
-            "winner": {"type": "integer"},
-            "reason": {"type": "string", "enum": ["target", "resign"]},
-            "totals": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        k: {"type": "integer"} for k in ("points", "box_bonus", "game_bonus", "total")
-                    },
-                },
-            },
-        },
-    },
-    "MatchSummary": {
-        "type": "object",
-        "properties": {
-            "match_id": {"type": "string", "examples": ["m_Xq3k9sPz0aBcDeFg"]},
-            "rules": {"type": "string", "enum": list(RULES)},
-            "opponent": {"type": "string", "enum": ["computer", "human"]},
-            "difficulty": {"type": ["string", "null"], "enum": ["easy", "normal", "hard", None]},
-            "status": {"type": "string", "enum": ["waiting", "active", "finished"]},
-            "players": {"type": "array", "items": {"$ref": "#/components/schemas/SeatPlayer"}},
-            "scores": {"type": "array", "items": {"type": "integer"}},
-            "hands_won": {"type": "array", "items": {"type": "integer"}},
-            "hand_number": {"type": "integer"},
-            "winner": {"type": ["integer", "null"]},
-            "outcome": {"$ref": "#/components/schemas/Outcome"},
-            "created_at": {"type": "string", "format": "date-time"},
-            "updated_at": {"type": "string", "format": "date-time"},
-            "version": {"type": "integer"},
-            "seat": {"type": "integer", "enum": [0, 1], "description": "The caller's seat"},
-        },
-    },
-    "CreatedMatch": {
-        "allOf": [
-            {"$ref": "#/components/schemas/MatchSummary"},
-            {
-                "type": "object",
-                "properties": {
-                    "seat": {"type": "integer"},
-                    "ws_url": {"type": "string", "examples": ["ws://127.0.0.1:8080/ws"]},
-                    "watch_token": {"type": "string", "description": "Lets anyone watch (public view only)"},
-                    "invite": {
-                        "type": ["object", "null"],
-                        "description": "Against a human: redeem with POST /api/matches/{id}/join",
-                        "properties": {"code": {"type": "string"}, "url": {"type": "string"}},
-                    },
-                },
-            },
-        ]
-    },
-    "JoinedMatch": {
-        "allOf": [
-            {"$ref": "#/components/schemas/MatchSummary"},
-            {"type": "object", "properties": {"seat": {"type": "integer"}, "ws_url": {"type": "string"}}},
-        ]
-    },
-    "HandResult": {
-        "type": "object",
-        "description": "A finished hand: both hands revealed, melds, layoffs and the score worked out.",
-        "properties": {
-            "number": {"type": "integer"},
-            "starter": {"type": "integer"},
-            "kind": {"type": "string", "enum": ["gin", "knock", "undercut", "dead"]},
-            "winner": {"type": ["integer", "null"]},
-            "points": {"type": "integer"},
-            "knocker": {"type": ["integer", "null"]},
-            "deadwood": {"type": "array", "items": {"type": "integer"}},
-            "hands": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}},
-            "melds": {"type": "array"},
-            "unmatched": {"type": "array"},
-            "layoffs": {"type": "array"},
-            "breakdown": {"type": "string", "examples": ["25 + 8 - 5 = 28"]},
-        },
-    },
-    "MatchDetails": {
-        "allOf": [
-            {"$ref": "#/components/schemas/MatchSummary"},
-            {
-                "type": "object",
-                "properties": {
-                    "hands": {"type": "array", "items": {"$ref": "#/components/schemas/HandResult"}}
-                },
-            },
-        ]
-    },
-    "MatchList": {
-        "type": "object",
-        "properties": {
-            "matches": {"type": "array", "items": {"$ref": "#/components/schemas/MatchSummary"}},
-            "total": {"type": "integer"},
-            "limit": {"type": "integer"},
-            "offset": {"type": "integer"},
-        },
-    },
-    "MatchRecord": {
-        "type": "object",
-        "description": "The complete replay: every deal (both hands, upcard, stock top first) and every action.",
-        "properties": {
-            "match_id": {"type": "string"},
-            "seat": {"type": "integer", "description": "The caller's seat"},
-            "rules": {"type": "string"},
-            "seed": {"type": "string"},
-            "first_starter": {"type": "integer"},
-            "players": {"type": "array", "items": {"$ref": "#/components/schemas/SeatPlayer"}},
-            "outcome": {"$ref": "#/components/schemas/Outcome"},
-            "hands": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "number": {"type": "integer"},
-                        "starter": {"type": "integer"},
-                        "hands": {"type": "array"},
-                        "upcard": {"type": "string"},
-                        "stock": {"type": "array", "items": {"type": "string"}},
-                        "actions": {"type": "array"},
-                        "result": {"oneOf": [{"$ref": "#/components/schemas/HandResult"}, {"type": "null"}]},
-                    },
-                },
-            },
-        },
-    },
-    "Stats": {
-        "type": "object",
-        "properties": {
-            k: {"type": "integer"}
-            for k in ("matches", "wins", "losses", "hands", "hands_won", "gins", "undercuts", "points")
-        },
-    },
-    "RulePresets": {
-        "type": "object",
-        "properties": {"rules": {"type": "array", "items": {"type": "object"}}},
-    },
-    "Difficulties": {
-        "type": "object",
-        "properties": {"difficulties": {"type": "array", "items": {"type": "object"}}},
-    },
-}
+
+def _codes(status: int) -> str:
+    return ", ".join(f"`{code}`" for code, s in HTTP_STATUS.items() if s == status)
 
 
 def _errors(*statuses: int) -> dict[str, Any]:
     return {
         str(s): {
-            "description": f"`{ERROR_CODES[s][0]}`: {ERROR_CODES[s][1]}",
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+            "description": f"{_codes(s)}: {_DESCRIBED[s]}",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorResponse"}}},
         }
         for s in statuses
     }
@@ -236,7 +62,7 @@ def _body(schema: str, required: bool = True) -> dict[str, Any]:
 
 
 _MATCH_ID = {"name": "match_id", "in": "path", "required": True, "schema": {"type": "string"}}
-_AUTH = [{"bearer": []}]
+_AUTH: list[dict[str, list[str]]] = [{"bearer": []}]
 
 
 @functools.cache
@@ -282,7 +108,7 @@ def openapi_document() -> dict[str, Any]:
                     {
                         "name": "status",
                         "in": "query",
-                        "schema": {"type": "string", "enum": ["waiting", "active", "finished"]},
+                        "schema": {"type": "string", "enum": list(typing.get_args(w.Status))},
                     },
                     {
                         "name": "rules",
@@ -292,7 +118,7 @@ def openapi_document() -> dict[str, Any]:
                     {
                         "name": "opponent",
                         "in": "query",
-                        "schema": {"type": "string", "enum": ["computer", "human"]},
+                        "schema": {"type": "string", "enum": list(typing.get_args(w.Opponent))},
                     },
                     {
                         "name": "limit",
@@ -345,7 +171,7 @@ def openapi_document() -> dict[str, Any]:
         },
         "/api/rules": {
             "get": {
-                "summary": "The rule presets (" + ", ".join(RULES) + ")",
+                "summary": "The rule presets (house, classic)",
                 "security": [],
                 "responses": _ok("RulePresets", "The presets"),
             }
@@ -361,14 +187,25 @@ def openapi_document() -> dict[str, Any]:
             "get": {
                 "summary": "JSON Schema of every WebSocket message, both directions",
                 "security": [],
-                "responses": {"200": {"description": "The schema document"}},
+                "responses": {
+                    "200": {"description": "The schema document", "content": {"application/json": {}}}
+                },
+            }
+        },
+        "/api/asyncapi.json": {
+            "get": {
+                "summary": "AsyncAPI 3.0 document of the WebSocket /ws",
+                "security": [],
+                "responses": {
+                    "200": {"description": "The AsyncAPI document", "content": {"application/json": {}}}
+                },
             }
         },
         "/healthz": {
             "get": {
                 "summary": "200 {status: ok} once the server is ready",
                 "security": [],
-                "responses": {"200": {"description": "Ready"}, "503": {"description": "Shutting down"}},
+                "responses": {**_ok("Health", "Ready"), **_ok("Health", "Shutting down", 503)},
             }
         },
         "/metrics": {
@@ -385,14 +222,15 @@ def openapi_document() -> dict[str, Any]:
             "title": "Gin Rummy server",
             "version": "1",
             "description": "REST part of protocol v1. Play happens over the WebSocket at /ws "
-            "(see docs/protocol.md): hello, act, ping; the server sends state, ack, error, pong.",
+            "(see docs/protocol.md and /api/asyncapi.json): hello, act, ping; the server sends "
+            "state, ack, error, pong.",
         },
         "servers": [{"url": "/"}],
         "security": _AUTH,
         "paths": paths,
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-            "schemas": {**schemas(), **_SCHEMAS},
+            "schemas": components(REST_BODIES, ref_template="#/components/schemas/{name}")[1],
         },
     }
 

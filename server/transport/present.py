@@ -1,5 +1,5 @@
 """What clients are shown: match summaries, records, each seat's ``state`` message and its
-status line, in English.
+status line, in English, as the wire Structs of :mod:`server.wire.messages`.
 
 Every function here builds from a seat's own :class:`~server.rules.MatchView` (or the public
 one) and the match row: it never reads the other hand or the stock, so nothing it returns can
@@ -15,6 +15,10 @@ import msgspec
 
 from server.rules import HandResult, MatchView, Phase
 from server.service.ports import COMPUTER_SEAT, MatchMeta, MatchRecord, SeatUpdate
+from server.wire import convert
+from server.wire import messages as w
+
+_encoder = msgspec.json.Encoder()
 
 
 def computer_name(difficulty: str | None) -> str:
@@ -26,91 +30,129 @@ def iso(dt: datetime) -> str:
     return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def players(meta: MatchMeta, connected: tuple[bool, bool] | None = None) -> list[dict[str, Any]]:
+def _player_name(meta: MatchMeta, seat: int) -> tuple[str | None, Any]:
+    if meta.opponent == "computer" and seat == COMPUTER_SEAT:
+        return computer_name(meta.difficulty), "computer"
+    return meta.seat_names[seat], "human"
+
+
+def seat_players(meta: MatchMeta) -> list[w.SeatPlayer]:
+    return [w.SeatPlayer(seat, *_player_name(meta, seat)) for seat in (0, 1)]
+
+
+def players(meta: MatchMeta, connected: tuple[bool, bool]) -> list[w.Player]:
+    """Both seats' players and whether each is connected (the computer always is)."""
     out = []
     for seat in (0, 1):
-        computer = meta.opponent == "computer" and seat == COMPUTER_SEAT
-        entry: dict[str, Any] = {
-            "seat": seat,
-            "name": computer_name(meta.difficulty) if computer else meta.seat_names[seat],
-            "kind": "computer" if computer else "human",
-        }
-        if connected is not None:
-            entry["connected"] = True if computer else connected[seat]
-        out.append(entry)
+        name, kind = _player_name(meta, seat)
+        out.append(w.Player(seat, name, kind, True if kind == "computer" else connected[seat]))
     return out
 
 
-def summary(meta: MatchMeta, viewer: str | None = None) -> dict[str, Any]:
-    """A match summary; for ``viewer`` (a player id) seated in the match it also says
-    ``seat``, the viewer's seat."""
-    out = {
+def _summary_fields(meta: MatchMeta, viewer: str | None) -> dict[str, Any]:
+    return {
         "match_id": meta.match_id,
         "rules": meta.rules,
         "opponent": meta.opponent,
         "difficulty": meta.difficulty,
         "status": meta.status,
-        "players": players(meta),
+        "players": seat_players(meta),
         "scores": list(meta.scores),
         "hands_won": list(meta.hands_won),
         "hand_number": meta.hand_number,
         "winner": meta.winner,
-        "outcome": meta.outcome,
+        "outcome": convert.outcome(meta.outcome),
         "created_at": iso(meta.created_at),
         "updated_at": iso(meta.updated_at),
         "version": meta.version,
+        "seat": meta.seat_ids.index(viewer)
+        if viewer is not None and viewer in meta.seat_ids
+        else msgspec.UNSET,
     }
-    if viewer is not None and viewer in meta.seat_ids:
-        out["seat"] = meta.seat_ids.index(viewer)
-    return out
+
+
+def summary(meta: MatchMeta, viewer: str | None = None) -> w.MatchSummary:
+    """A match summary; for ``viewer`` (a player id) seated in the match it also says
+    ``seat``, the viewer's seat."""
+    return w.MatchSummary(**_summary_fields(meta, viewer))
+
+
+def created(
+    meta: MatchMeta, viewer: str, *, ws_url: str, watch_token: str, invite: w.Invite | None
+) -> w.CreatedMatch:
+    return w.CreatedMatch(
+        **_summary_fields(meta, viewer), ws_url=ws_url, watch_token=watch_token, invite=invite
+    )
+
+
+def joined(meta: MatchMeta, viewer: str, *, ws_url: str) -> w.JoinedMatch:
+    return w.JoinedMatch(**_summary_fields(meta, viewer), ws_url=ws_url)
+
+
+def details(meta: MatchMeta, viewer: str, hands: list[Any]) -> w.MatchDetails:
+    """A summary and every finished hand (the service's stored results, in order)."""
+    finished = [convert.finished_hand(h.number, h.starter, h.result) for h in hands]
+    return w.MatchDetails(**_summary_fields(meta, viewer), hands=finished)
+
+
+def view(update: SeatUpdate) -> w.View:
+    """The ``view`` of a ``state`` message: what ``update.seat`` (None: a watcher) sees."""
+    meta, mv = update.meta, update.view
+    # Waiting for the second player, or over (a resignation leaves a hand unfinished):
+    # nothing may be sent, so nothing is offered.
+    last = mv.results[-1] if mv.results else None
+    return w.View(
+        match_id=meta.match_id,
+        status=meta.status,  # type: ignore[arg-type]
+        seat=update.seat,
+        version=meta.version,
+        players=players(meta, update.connected),
+        rules=convert.rules_view(mv.rules),
+        hand_number=mv.hand_number,
+        scores=list(mv.scores),
+        hands_won=list(mv.hands_won),
+        hand=convert.hand_view(mv.hand, playable=meta.status == "active"),
+        last_result=convert.hand_result(last) if last is not None else None,
+        outcome=convert.outcome(mv.outcome),
+        status_line=status_line(meta, mv),
+    )
 
 
 def view_payload(update: SeatUpdate) -> dict[str, Any]:
-    """The ``view`` of a ``state`` message: what ``update.seat`` (None: a watcher) sees."""
-    meta, seat = update.meta, update.seat
-    match_view = update.view.to_wire()
-    if meta.status != "active":
-        # Waiting for the second player, or over (a resignation leaves a hand unfinished):
-        # nothing may be sent, so nothing is offered.
-        match_view["hand"]["legal_actions"] = []
-        match_view["hand"]["discard_deadwood"] = {}
-    return {
-        "match_id": meta.match_id,
-        "status": meta.status,
-        "seat": seat,
-        "version": meta.version,
-        "players": players(meta, update.connected),
-        **{k: v for k, v in match_view.items() if k != "seat"},
-        "status_line": status_line(meta, update.view),
-    }
+    """The view as plain JSON values (for tests and the load bench's scripted players)."""
+    out: dict[str, Any] = msgspec.to_builtins(view(update))
+    return out
 
 
 def state_message(update: SeatUpdate) -> str:
     """The ``state`` message for ``update``, framed once however many sockets it goes to."""
     if update.text is None:
-        message = {"type": "state", "version": update.meta.version, "view": view_payload(update)}
-        update.text = msgspec.json.encode(message).decode()
+        update.text = _encoder.encode(w.State(update.meta.version, view(update))).decode()
     return update.text
 
 
-def record(rec: MatchRecord) -> dict[str, Any]:
+def encode(message: msgspec.Struct) -> str:
+    """Any wire message as the text sent."""
+    return _encoder.encode(message).decode()
+
+
+def record(rec: MatchRecord) -> w.MatchRecord:
     """The complete replay of a finished match, for the player in seat ``rec.seat``."""
     meta, state = rec.meta, rec.state
-    hands = []
-    for i, hand_log in enumerate(state.log):
-        entry = hand_log.to_wire()
-        entry["result"] = state.results[i].to_wire() if i < len(state.results) else None
-        hands.append(entry)
-    return {
-        "match_id": meta.match_id,
-        "seat": rec.seat,
-        "rules": meta.rules,
-        "seed": meta.seed,
-        "first_starter": meta.first_starter,
-        "players": players(meta),
-        "outcome": meta.outcome,
-        "hands": hands,
-    }
+    results = state.results
+    return w.MatchRecord(
+        match_id=meta.match_id,
+        seat=rec.seat,
+        rules=meta.rules,
+        seed=meta.seed,
+        first_starter=meta.first_starter,
+        players=seat_players(meta),
+        outcome=convert.outcome(meta.outcome),
+        hands=[
+            convert.hand_record(log, results[i] if i < len(results) else None)
+            for i, log in enumerate(state.log)
+        ],
+    )
 
 
 def _name(meta: MatchMeta, seat: int, viewer: int | None) -> str:
@@ -168,6 +210,7 @@ def status_line(meta: MatchMeta, view: MatchView) -> str:
                 knocks = any(a.kind == "knock" for a in hand.legal_actions)
                 doing = "discard a card, or knock" if knocks else "discard a card"
         return f"{prefix}Your turn: {doing}"
+    assert to_act is not None  # a match without an outcome always has a seat to act
     who = _name(meta, to_act, seat)
     if meta.opponent == "computer" and to_act == COMPUTER_SEAT:
         return f"{prefix}{who} is thinking"

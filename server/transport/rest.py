@@ -8,21 +8,24 @@ Every ``/api`` call except creating a player and reading public documents needs
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
+import msgspec
 from aiohttp import web
 
 from server.bots import DIFFICULTIES
 from server.rules import RULES
-from server.service import MatchMeta, PlayerRecord
+from server.service import PlayerRecord
 from server.service.errors import BadRequest, Unauthorized
+from server.wire import convert
+from server.wire import messages as w
+from server.wire.schema import protocol_schema
 
+from . import present
 from .app import json_response
+from .asyncapi import asyncapi_document
 from .keys import LIMITER, METRICS, SERVICE, SETTINGS
-from .messages import protocol_schema
 from .openapi import docs_page, openapi_document
-from .present import record, summary
-from .wire import CreateMatch, CreatePlayer, JoinMatch, decode_body
+from .wire import decode_body
 
 routes = web.RouteTableDef()
 
@@ -71,56 +74,43 @@ def _int_query(request: web.Request, name: str, default: int) -> int:
         raise BadRequest(f"{name} must be an integer") from None
 
 
-def _details(meta: MatchMeta, hands: list[Any], player: PlayerRecord) -> dict[str, Any]:
-    return {
-        **summary(meta, player.player_id),
-        "hands": [{"number": h.number, "starter": h.starter, **h.result} for h in hands],
-    }
-
-
 @routes.post("/api/players")
 async def create_player(request: web.Request) -> web.Response:
     await request.app[LIMITER].hit("players", _client_key(request))
-    body: CreatePlayer = decode_body(await request.read(), CreatePlayer)
+    body: w.CreatePlayer = decode_body(await request.read(), w.CreatePlayer)
     player, token = await request.app[SERVICE].create_player(body.name)
-    return json_response({"player_id": player.player_id, "name": player.name, "token": token}, status=201)
+    return json_response(w.NewPlayer(player.player_id, player.name, token), status=201)
 
 
 @routes.get("/api/players/me")
 async def me(request: web.Request) -> web.Response:
     player = await _player(request)
-    return json_response({"player_id": player.player_id, "name": player.name})
+    return json_response(w.Me(player.player_id, player.name))
 
 
 @routes.get("/api/players/me/stats")
 async def stats(request: web.Request) -> web.Response:
     player = await _player(request)
-    return json_response(await request.app[SERVICE].stats(player))
+    return json_response(msgspec.convert(await request.app[SERVICE].stats(player), w.Stats))
 
 
 @routes.post("/api/matches")
 async def create_match(request: web.Request) -> web.Response:
     player = await _player(request)
-    body: CreateMatch = decode_body(await request.read(), CreateMatch)
+    body: w.CreateMatch = decode_body(await request.read(), w.CreateMatch)
     created = await request.app[SERVICE].create_match(
         player, opponent=body.opponent, difficulty=body.difficulty, rules=body.rules
     )
     meta = created.meta
     invite = None
     if created.invite is not None:
-        invite = {
-            "code": created.invite,
-            "url": f"{_base_url(request)}/?match={meta.match_id}&invite={created.invite}",
-        }
-    return json_response(
-        {
-            **summary(meta, player.player_id),
-            "ws_url": _ws_url(request),
-            "watch_token": created.watch_token,
-            "invite": invite,
-        },
-        status=201,
+        invite = w.Invite(
+            created.invite, f"{_base_url(request)}/?match={meta.match_id}&invite={created.invite}"
+        )
+    body_out = present.created(
+        meta, player.player_id, ws_url=_ws_url(request), watch_token=created.watch_token, invite=invite
     )
+    return json_response(body_out, status=201)
 
 
 @routes.get("/api/matches")
@@ -141,12 +131,7 @@ async def list_matches(request: web.Request) -> web.Response:
         offset=offset,
     )
     return json_response(
-        {
-            "matches": [summary(m, player.player_id) for m in metas],
-            "total": total,
-            "limit": limit,
-            "offset": offset,
-        }
+        w.MatchList([present.summary(m, player.player_id) for m in metas], total, limit, offset)
     )
 
 
@@ -154,46 +139,42 @@ async def list_matches(request: web.Request) -> web.Response:
 async def match_details(request: web.Request) -> web.Response:
     player = await _player(request)
     meta, hands = await request.app[SERVICE].details(player, request.match_info["match_id"])
-    return json_response(_details(meta, hands, player))
+    return json_response(present.details(meta, player.player_id, hands))
 
 
 @routes.get("/api/matches/{match_id}/record")
 async def match_record(request: web.Request) -> web.Response:
     player = await _player(request)
-    return json_response(record(await request.app[SERVICE].record(player, request.match_info["match_id"])))
+    rec = await request.app[SERVICE].record(player, request.match_info["match_id"])
+    return json_response(present.record(rec))
 
 
 @routes.post("/api/matches/{match_id}/join")
 async def join_match(request: web.Request) -> web.Response:
     player = await _player(request)
-    body: JoinMatch = decode_body(await request.read(), JoinMatch)
+    body: w.JoinMatch = decode_body(await request.read(), w.JoinMatch)
     meta, _seat = await request.app[SERVICE].join(player, request.match_info["match_id"], body.invite)
-    return json_response({**summary(meta, player.player_id), "ws_url": _ws_url(request)})
+    return json_response(present.joined(meta, player.player_id, ws_url=_ws_url(request)))
 
 
 @routes.post("/api/matches/{match_id}/resign")
 async def resign_match(request: web.Request) -> web.Response:
     player = await _player(request)
     meta = await request.app[SERVICE].resign(player, request.match_info["match_id"])
-    return json_response(summary(meta, player.player_id))
+    return json_response(present.summary(meta, player.player_id))
 
 
 @routes.get("/api/rules")
 async def rules(request: web.Request) -> web.Response:
     await _limit(request)
-    return json_response({"rules": [{**r.to_wire(), "guide": r.guide} for r in RULES.values()]})
+    return json_response(w.RulePresets([convert.rule_preset(r) for r in RULES.values()]))
 
 
 @routes.get("/api/difficulties")
 async def difficulties(request: web.Request) -> web.Response:
     await _limit(request)
     return json_response(
-        {
-            "difficulties": [
-                {"name": d.name, "label": d.label, "description": d.description}
-                for d in DIFFICULTIES.values()
-            ]
-        }
+        w.Difficulties([w.DifficultyInfo(d.name, d.label, d.description) for d in DIFFICULTIES.values()])
     )
 
 
@@ -207,6 +188,11 @@ async def protocol_schema_document(request: web.Request) -> web.Response:
     return json_response(protocol_schema())
 
 
+@routes.get("/api/asyncapi.json")
+async def asyncapi(request: web.Request) -> web.Response:
+    return json_response(asyncapi_document())
+
+
 @routes.get("/api/docs")
 async def docs(request: web.Request) -> web.Response:
     return web.Response(text=docs_page(), content_type="text/html")
@@ -215,8 +201,8 @@ async def docs(request: web.Request) -> web.Response:
 @routes.get("/healthz")
 async def healthz(request: web.Request) -> web.Response:
     if request.app[SERVICE].closing:
-        return json_response({"status": "shutting_down"}, status=503)
-    return json_response({"status": "ok"})
+        return json_response(w.Health("shutting_down"), status=503)
+    return json_response(w.Health("ok"))
 
 
 @routes.get("/metrics")

@@ -19,7 +19,6 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-import msgspec
 from aiohttp import WSMsgType, web
 
 from server.service import LiveMatch, MatchService, SeatUpdate
@@ -32,9 +31,13 @@ from server.service.errors import (
     Unauthorized,
     Unavailable,
 )
+from server.wire.convert import to_rules_action
+from server.wire.messages import Ack as AckMessage
+from server.wire.messages import Pong, ServerMessage
 
+from .errors import ws_error
 from .keys import METRICS, SERVICE, SETTINGS, SOCKETS
-from .present import state_message
+from .present import encode, state_message
 from .ratelimit import TokenBucket
 from .wire import Act, Hello, Ping, decode_client_message, message_id
 
@@ -46,6 +49,7 @@ CLOSE_UNKNOWN_MATCH = 4004
 CLOSE_ABUSE = 4008
 CLOSE_SLOW_CONSUMER = 1011
 OUTBOX_LIMIT = 512
+_PONG = Pong()
 
 
 def origin_allowed(request: web.Request, allowed: tuple[str, ...]) -> bool:
@@ -95,8 +99,8 @@ class Connection:
             return
         self.outbox.put_nowait(text)
 
-    def send(self, message: dict[str, Any]) -> None:
-        self._queue(msgspec.json.encode(message).decode())
+    def send(self, message: ServerMessage) -> None:
+        self._queue(encode(message))
 
     async def _write_loop(self) -> None:
         while True:
@@ -119,8 +123,8 @@ class Connection:
 
     def error(self, error: ServiceError, msg_id: str | None = None) -> None:
         self.errors_in_a_row += 1
-        self.metrics.ws_errors.labels(error.to_wire(websocket=True)["code"]).inc()
-        self.send({"type": "error", "id": msg_id, **error.to_wire(websocket=True)})
+        self.metrics.ws_errors.labels(error.code).inc()
+        self.send(ws_error(error, msg_id))
 
     async def close(self, code: int, reason: str) -> None:
         self.closing = True
@@ -157,7 +161,7 @@ class Connection:
                     return self._tolerable()
                 case Ping():
                     self.metrics.ws_messages.labels("ping").inc()
-                    self.send({"type": "pong"})
+                    self.send(_PONG)
                     self.errors_in_a_row = 0
                     return True
         except Exception:
@@ -205,11 +209,13 @@ class Connection:
         received = time.perf_counter()
 
         def ack(version: int) -> None:
-            self.send({"type": "ack", "id": msg_id, "version": version})
+            self.send(AckMessage(msg_id, version))
             self.metrics.action_seconds.observe(time.perf_counter() - received)
 
         try:
-            version, repeated = await self.service.act(live, self.seat, msg_id, act.version, act.action, ack)
+            version, repeated = await self.service.act(
+                live, self.seat, msg_id, act.version, to_rules_action(act.action), ack
+            )
         except StaleVersion as e:
             self.error(e, msg_id)
             # Help the client resync at once: its view is out of date.
@@ -257,7 +263,7 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
                 try:
                     data = msg.data.decode()
                 except UnicodeDecodeError:
-                    data = "\x00"  # not JSON: answered with bad_message
+                    data = "\x00"  # not JSON: answered with bad_request
             else:  # CLOSE, CLOSING, CLOSED, ERROR (1009 for frames over the limit)
                 break
             if not await conn.handle(data):

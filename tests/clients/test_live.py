@@ -406,7 +406,7 @@ def test_the_terminal_client_runs_from_the_command_line(base_url):
             "play",
             "--server",
             base_url,
-            "--level",
+            "--difficulty",
             "easy",
             "--name",
             "Cli",
@@ -460,7 +460,7 @@ async def test_the_arena_runs_a_strategy_file_against_the_computer(base_url, tmp
     report = await run_arena(
         base_url,
         load_strategy(f"{strategy_file}:choose"),
-        level="easy",
+        difficulty="easy",
         matches=1,
         strategy_name="mybot",
         write=lines.append,

@@ -427,7 +427,7 @@ MALFORMED = [
 def test_a_malformed_wire_action_raises_invalid_action_error(data):
     with pytest.raises(InvalidActionError) as e:
         Action.from_wire(data)
-    assert e.value.code == "bad_message"
+    assert e.value.code == "bad_request"
 
 
 def test_a_card_object_is_not_a_wire_card_code():

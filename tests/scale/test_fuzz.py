@@ -57,7 +57,7 @@ def act(id_: Any, version: Any, action: Any, **extra: Any) -> str:
 
 
 def malformed_message(rng: random.Random, version: int) -> Case:
-    """Anything that is not a well-formed client message: always ``bad_message``."""
+    """Anything that is not a well-formed client message: always ``bad_request``."""
     good = act("x1", version, {"kind": "pass"})
     choices = [
         lambda: good[: rng.randrange(1, len(good) - 1)],  # truncated JSON
@@ -76,11 +76,11 @@ def malformed_message(rng: random.Random, version: int) -> Case:
         lambda: json.dumps({"type": "hello", "match": "", "token": "t"}),
         lambda: json.dumps({"type": "hello", "match": "m_x"}),
     ]
-    return Case(rng.choice(choices)(), "bad_message")
+    return Case(rng.choice(choices)(), "bad_request")
 
 
 def malformed_action(rng: random.Random, version: int) -> Case:
-    """A well-formed ``act`` whose action is not an action: ``bad_message``, named by id."""
+    """A well-formed ``act`` whose action is not an action: ``bad_request``, named by id."""
     action = rng.choice(
         [
             {},
@@ -97,7 +97,7 @@ def malformed_action(rng: random.Random, version: int) -> Case:
         ]
     )
     msg_id = f"m{rng.randrange(10**9)}"
-    return Case(act(msg_id, version, action), "bad_message", id=msg_id)
+    return Case(act(msg_id, version, action), "bad_request", id=msg_id)
 
 
 def oversized(rng: random.Random, version: int) -> Case:
@@ -330,7 +330,7 @@ async def test_thousands_of_bad_messages_and_bodies_are_each_answered_and_change
             ws_total = sum(counts.values())
             assert ws_total == WS_MESSAGES_PER_SOCKET * len(sockets)
             for code in (
-                "bad_message",
+                "bad_request",
                 "too_large",
                 "stale_version",
                 "not_your_turn",
@@ -410,11 +410,11 @@ async def fuzz_closing_sockets(sessions, url: str, match_id: str, rng: random.Ra
         unknown = "m_" + "".join(rng.choice(string.ascii_letters) for _ in range(rng.randrange(1, 60)))
         jobs.append(
             expect_close(
-                session, json.dumps({"type": "hello", "match": unknown, "token": "t"}), "unknown_match", 4004
+                session, json.dumps({"type": "hello", "match": unknown, "token": "t"}), "not_found", 4004
             )
         )
         jobs.append(expect_error(session, act(f"early{i}", 0, {"kind": "pass"}), "unauthorized"))
-        jobs.append(expect_error(session, bytes([0xFF, 0xFE, rng.randrange(256)]), "bad_message"))
+        jobs.append(expect_error(session, bytes([0xFF, 0xFE, rng.randrange(256)]), "bad_request"))
     for i in range(5):
         jobs.append(expect_close(sessions[i], "x" * (65 * 1024 + i), None, 1009))
     await load.gather_limited(jobs, 16)

@@ -20,7 +20,7 @@ from server.service import (
     SequentialIds,
 )
 from server.service.errors import (
-    BadMessage,
+    BadRequest,
     IllegalAction,
     NotYourTurn,
     StaleVersion,
@@ -165,7 +165,7 @@ async def test_errors_change_nothing(engine):
     seat, version = live.state.to_act, live.meta.version
     before = json.loads(state_message(await service.current_state(live, seat)))
     for call, error in (
-        (service.act(live, seat, "a", version, {"kind": "fly"}), BadMessage),
+        (service.act(live, seat, "a", version, {"kind": "fly"}), BadRequest),
         (service.act(live, 1 - seat, "b", version, {"kind": "pass"}), NotYourTurn),
         (service.act(live, seat, "c", version, {"kind": "discard", "card": "7h"}), IllegalAction),
         (service.act(live, seat, "d", version + 5, {"kind": "pass"}), StaleVersion),

@@ -9,12 +9,21 @@ import itertools
 import random
 from typing import Any
 
+import msgspec
 from aiohttp import WSMsgType
 from aiohttp.test_utils import TestClient
 
 from server.bench.load import hidden_card_leaks
 from server.rules import deadwood
-from server.transport.messages import check_server_message
+from server.wire.messages import ServerMessage
+
+_strict = msgspec.json.Decoder(ServerMessage)
+
+
+def check_server_message(text: str | bytes) -> Any:
+    """Decode a server message strictly: raises ``msgspec.ValidationError`` unless it is exactly
+    as documented."""
+    return _strict.decode(text)
 
 
 async def new_player(client: TestClient, name: str = "Ada") -> dict[str, Any]:

@@ -173,13 +173,13 @@ async def test_an_illegal_action_is_refused_and_changes_nothing(make_client, act
         ('{"type": "act", "id": "' + "x" * 65 + '", "version": 1, "action": {"kind": "pass"}}', False),
     ],
 )
-async def test_a_malformed_message_is_a_bad_message(make_client, raw, has_id):
+async def test_a_malformed_message_is_a_bad_request(make_client, raw, has_id):
     client = await make_client()
     _m, _ada, _bob, a, b = await human_match(client)
     mover, _ = to_act(a, a, b)
     version = mover.state["version"]
     await mover.ws.send_str(raw)
-    await expect_error(mover, "bad_message", "a1" if has_id else None)
+    await expect_error(mover, "bad_request", "a1" if has_id else None)
     await mover.send({"type": "ping"})
     assert await mover.recv() == {"type": "pong"}
     assert mover.state["version"] == version
@@ -211,12 +211,12 @@ async def test_a_hello_with_a_bad_token_is_unauthorized_and_closes_4001(make_cli
     assert await sock.closed() == 4001
 
 
-async def test_a_hello_for_an_unknown_match_is_unknown_match_and_closes_4004(make_client):
+async def test_a_hello_for_an_unknown_match_is_not_found_and_closes_4004(make_client):
     client = await make_client()
     ada = await new_player(client)
     sock = await Socket.connect(client)
     await sock.send({"type": "hello", "match": "m_doesnotexist", "token": ada["token"]})
-    await expect_error(sock, "unknown_match")
+    await expect_error(sock, "not_found")
     assert await sock.closed() == 4004
 
 
@@ -260,7 +260,7 @@ async def test_too_many_errors_in_a_row_close_4008(make_client):
     for _ in range(3):
         await sock.ws.send_str("garbage")
     assert await sock.closed() == 4008
-    assert [m["code"] for m in sock.messages] == ["bad_message"] * 3
+    assert [m["code"] for m in sock.messages] == ["bad_request"] * 3
 
 
 async def test_ping_is_answered_with_pong(make_client):

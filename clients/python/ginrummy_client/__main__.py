@@ -21,6 +21,26 @@ from .terminal import TerminalUI, stdin_reader
 DEFAULT_SERVER = os.environ.get("GINRUMMY_SERVER", "http://127.0.0.1:8080")
 
 
+def _choices(parser: argparse.ArgumentParser) -> None:
+    # Any name: the server knows its difficulties and presets (GET /api/difficulties and
+    # /api/rules) and answers an unknown one with bad_request, naming the ones it has.
+    # The old name, still accepted, no longer shown.
+    parser.add_argument("--level", dest="difficulty", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--difficulty",
+        dest="difficulty",
+        default="normal",
+        metavar="NAME",
+        help="the computer's difficulty, as the server names it (e.g. easy, normal, hard; default %(default)s)",
+    )
+    parser.add_argument(
+        "--rules",
+        default="house",
+        metavar="NAME",
+        help="rule preset, as the server names it (default %(default)s)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m ginrummy_client", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -34,8 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--vs", choices=("computer", "friend"), default="computer", help="opponent (default computer)"
     )
-    play.add_argument("--level", choices=("easy", "normal", "hard"), default="normal", help="computer level")
-    play.add_argument("--rules", choices=("house", "classic"), default="house", help="rule preset")
+    _choices(play)
     play.add_argument("--join", metavar="INVITE", help="join a friend's match: the invite URL or MATCH:CODE")
     play.add_argument("--match", metavar="MATCH_ID", help="come back to a match of yours (needs --token)")
 
@@ -49,8 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument(
         "--strategy", default="quick", help="module:function, path/file.py:function, quick or random"
     )
-    arena.add_argument("--level", choices=("easy", "normal", "hard"), default="normal")
-    arena.add_argument("--rules", choices=("house", "classic"), default="house")
+    _choices(arena)
     arena.add_argument("--matches", type=int, default=10)
     arena.add_argument("--name", default="Arena bot")
     arena.add_argument("--token", default=None)
@@ -72,7 +90,7 @@ async def _play(args: argparse.Namespace) -> int:
         conn = client.connect(match_id)
     else:
         opponent = "human" if args.vs == "friend" else "computer"
-        ticket = await client.create_match(opponent=opponent, difficulty=args.level, rules=args.rules)
+        ticket = await client.create_match(opponent=opponent, difficulty=args.difficulty, rules=args.rules)
         match_id = ticket.match_id
         conn = client.connect(ticket)
         if ticket.invite is not None:
@@ -117,7 +135,7 @@ async def _arena(args: argparse.Namespace) -> int:
     await run_arena(
         args.server,
         strategy,
-        level=args.level,
+        difficulty=args.difficulty,
         rules=args.rules,
         matches=args.matches,
         name=args.name,

@@ -3,7 +3,7 @@
 Run from the shell::
 
     python -m ginrummy_client arena --server http://127.0.0.1:8080 \\
-        --strategy mymodule:choose --level hard --matches 10
+        --strategy mymodule:choose --difficulty hard --matches 10
 
 or from code with :func:`run_arena`. A strategy is named ``module:function`` (a module on the
 Python path, or a ``path/to/file.py``); ``quick`` and ``random`` name the built-in ones.
@@ -108,7 +108,7 @@ class MatchLine:
 @dataclass(slots=True)
 class ArenaReport:
     strategy: str
-    level: str
+    difficulty: str
     rules: str
     matches: list[MatchLine] = field(default_factory=list)
 
@@ -129,7 +129,7 @@ class ArenaReport:
         pf = sum(m.points_for for m in self.matches)
         pa = sum(m.points_against for m in self.matches)
         lines = [
-            f"{self.strategy} vs the computer ({self.level}), {self.rules} rules: {n} matches",
+            f"{self.strategy} vs the computer ({self.difficulty}), {self.rules} rules: {n} matches",
             f"  matches  won {self.wins}  lost {n - self.wins}  ({100 * self.wins / n:.0f}% won)"
             if n
             else "  no match",
@@ -148,23 +148,28 @@ async def run_arena(
     base_url: str,
     strategy: Strategy,
     *,
-    level: str = "normal",
+    difficulty: str = "normal",
     rules: str = "house",
     matches: int = 10,
     name: str = "Arena bot",
     token: str | None = None,
     strategy_name: str | None = None,
     write: Callable[[str], None] = print,
+    level: str | None = None,
 ) -> ArenaReport:
-    """Play ``matches`` matches of ``strategy`` against the computer at ``level``; prints one
-    line per match through ``write`` and returns the report (``report.format()`` for the table)."""
+    """Play ``matches`` matches of ``strategy`` against the computer at ``difficulty`` (any name
+    the server offers: ``GET /api/difficulties``); prints one line per match through ``write``
+    and returns the report (``report.format()`` for the table). ``level`` is the old name of
+    ``difficulty``."""
+    if level is not None:
+        difficulty = level
     client = GinRummyClient(base_url, token)
     if token is None:
         await client.create_player(name)
     label = strategy_name or getattr(strategy, "__qualname__", None) or repr(strategy)
-    report = ArenaReport(label, level, rules)
+    report = ArenaReport(label, difficulty, rules)
     for i in range(1, matches + 1):
-        ticket = await client.create_match(opponent="computer", difficulty=level, rules=rules)
+        ticket = await client.create_match(opponent="computer", difficulty=difficulty, rules=rules)
         async with client.connect(ticket) as conn:
             await conn.play(strategy)
         line = MatchLine.from_summary(await client.get_match(ticket.match_id), ticket.seat)

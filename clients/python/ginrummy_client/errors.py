@@ -4,10 +4,10 @@ The tree::
 
     GinRummyError
     ├── ServerError(code, message, status=None)    the server said no; ``code`` is its stable code
-    │   ├── BadRequest          bad_request, bad_message (malformed JSON, fields or action)
+    │   ├── BadRequest          bad_request (malformed JSON, fields or action; bad_message from older servers)
     │   ├── Unauthorized        unauthorized (bad or missing token; an ``act`` from a watcher)
     │   ├── Forbidden           forbidden (not your match; a forbidden Origin)
-    │   ├── NotFound            not_found, unknown_match
+    │   ├── NotFound            not_found (unknown_match from older servers)
     │   ├── NotYourTurn         not_your_turn
     │   ├── IllegalAction       illegal_action (not legal now, or the match is over)
     │   ├── StaleVersion        stale_version (the match moved on; act on the newer state)
@@ -151,11 +151,11 @@ class ProtocolError(GinRummyError):
 # The one place where wire codes meet exception classes.
 _BY_CODE: dict[str, type[ServerError]] = {
     "bad_request": BadRequest,
-    "bad_message": BadRequest,
+    "bad_message": BadRequest,  # the WebSocket's code for bad_request before the codes merged
     "unauthorized": Unauthorized,
     "forbidden": Forbidden,
     "not_found": NotFound,
-    "unknown_match": NotFound,
+    "unknown_match": NotFound,  # the WebSocket's code for not_found before the codes merged
     "not_your_turn": NotYourTurn,
     "illegal_action": IllegalAction,
     "stale_version": StaleVersion,
@@ -173,7 +173,7 @@ FATAL_CLOSE_CODES: dict[int, tuple[str, str]] = {
     1008: ("forbidden", "the server refused this Origin"),
     1009: ("too_large", "a message was over the server's frame limit"),
     4001: ("unauthorized", "the server refused the hello (bad or missing token)"),
-    4004: ("unknown_match", "the server knows no such match"),
+    4004: ("not_found", "the server knows no such match"),
     4008: ("rate_limited", "the server closed the socket: too many errors or messages"),
 }
 

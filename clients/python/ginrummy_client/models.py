@@ -151,13 +151,14 @@ class PlayerInfo:
             int(_need(d, "seat", "player")),
             str(d.get("name", "")),
             str(d.get("kind", "")),
-            d.get("connected"),
+            d["connected"] if "connected" in d else None,  # noqa: SIM401 (probe: not in a summary)
         )
 
 
 @dataclass(frozen=True, slots=True)
 class RulesInfo:
     name: str
+    label: str = ""
     target: int = 100
     knock_limit: int = 10
     gin_bonus: int = 25
@@ -214,6 +215,9 @@ class HandResult:
     unmatched: tuple[tuple[str, ...], tuple[str, ...]]
     layoffs: tuple[Layoff, ...]
     breakdown: str
+    number: int | None = None
+    """The hand's number and its starter: in a match's details (``hands``), not in a view."""
+    starter: int | None = None
 
     @staticmethod
     def from_wire(d: Mapping[str, Any]) -> HandResult:
@@ -234,6 +238,8 @@ class HandResult:
             unmatched=pair("unmatched"),
             layoffs=tuple(Layoff(x["card"], int(x["meld"])) for x in d.get("layoffs") or ()),
             breakdown=str(d.get("breakdown", "")),
+            number=int(d["number"]) if "number" in d else None,
+            starter=int(d["starter"]) if "starter" in d else None,
         )
 
     @property
@@ -265,18 +271,29 @@ class HandView:
     legal_actions: tuple[Action, ...]
     discard_deadwood: Mapping[str, int]
     result: HandResult | None
+    knock_limit: int = 10
+    """The most deadwood a knock may leave in this hand (0: gin only)."""
+    multiplier: int = 1
+    """What this hand's score is multiplied by."""
+
+    @property
+    def cards(self) -> tuple[str, ...]:
+        """The seat's cards (the protocol's ``cards``; ``hand`` is its older name)."""
+        return self.hand
 
     @staticmethod
     def from_wire(d: Mapping[str, Any]) -> HandView:
         counts = d.get("hand_counts") or (0, 0)
         result = d.get("result")
+        # "cards" since protocol v1.1; "hand" (the same list) from older servers only.
+        cards = d["cards"] if "cards" in d else d.get("hand")
         return HandView(
             seat=d.get("seat"),
             starter=int(d.get("starter", 0)),
             dealer=int(d.get("dealer", 1)),
             phase=str(_need(d, "phase", "hand")),
             to_act=d.get("to_act"),
-            hand=tuple(d.get("hand") or ()),
+            hand=tuple(cards or ()),
             melds=tuple(tuple(m) for m in d.get("melds") or ()),
             deadwood=d.get("deadwood"),
             hand_counts=(int(counts[0]), int(counts[1])),
@@ -286,6 +303,8 @@ class HandView:
             legal_actions=tuple(Action.from_wire(a) for a in d.get("legal_actions") or ()),
             discard_deadwood=MappingProxyType(dict(d.get("discard_deadwood") or {})),
             result=HandResult.from_wire(result) if result else None,
+            knock_limit=int(d.get("knock_limit", 10)),
+            multiplier=int(d.get("multiplier", 1)),
         )
 
     @property
@@ -472,6 +491,9 @@ class MatchSummary:
     winner: int | None
     outcome: Outcome | None
     version: int
+    created_at: str = ""
+    updated_at: str = ""
+    """Both ISO 8601, UTC (``2026-11-29T15:00:00Z``)."""
     hands: tuple[HandResult, ...] = ()
     """Every finished hand's result (``GET /api/matches/{id}`` only)."""
     raw: Mapping[str, Any] = field(repr=False, compare=False, default_factory=dict)
@@ -495,7 +517,9 @@ class MatchSummary:
             winner=d.get("winner"),
             outcome=Outcome.from_wire(outcome) if outcome else None,
             version=int(d.get("version", 0)),
-            hands=tuple(HandResult.from_wire(h) for h in d.get("hands") or ()),
+            created_at=str(d.get("created_at", "")),
+            updated_at=str(d.get("updated_at", "")),
+            hands=tuple(HandResult.from_wire(h) for h in d["hands"]) if "hands" in d else (),
             raw=MappingProxyType(dict(d)),
         )
 
@@ -516,11 +540,12 @@ class MatchTicket:
 
     @staticmethod
     def from_wire(d: Mapping[str, Any]) -> MatchTicket:
-        invite = d.get("invite")
+        # A created match has watch_token and invite; a joined one has neither.
+        invite = d["invite"] if "invite" in d else None  # noqa: SIM401 (probe, as below)
         return MatchTicket(
             summary=MatchSummary.from_wire(d),
             seat=int(_need(d, "seat", "match ticket")),
             ws_url=str(d.get("ws_url") or "/ws"),
-            watch_token=d.get("watch_token"),
+            watch_token=d["watch_token"] if "watch_token" in d else None,  # noqa: SIM401
             invite=Invite.from_wire(invite) if invite else None,
         )

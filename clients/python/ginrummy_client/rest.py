@@ -261,6 +261,11 @@ class GinRummyClient:
         """The rule presets the server offers (each as in a view's ``rules``, plus ``guide``)."""
         return list((await self.request("GET", "/api/rules"))["rules"])
 
+    async def difficulties(self) -> list[dict[str, Any]]:
+        """The computer's difficulties the server offers, easiest first: ``{name, label,
+        description}`` each."""
+        return list((await self.request("GET", "/api/difficulties"))["difficulties"])
+
     async def health(self) -> Any:
         return await self.request("GET", "/healthz")
 

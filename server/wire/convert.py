@@ -1,0 +1,171 @@
+"""The rules engine's values as wire Structs: actions, events, seat views, results, records,
+presets. Pure functions of their arguments; nothing here knows who is asking or says anything in
+English (that is the transport's presentation).
+
+The hot path is a seat's view, built after every action for every seat: the pieces that are
+immutable values shared between views (actions, events, results, presets) are converted once
+and remembered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+import msgspec
+
+import server.rules as r
+from server.rules import Action as RulesAction
+from server.rules import Event as RulesEvent
+from server.rules import HandLog, MatchOutcome, Rules, SeatView
+from server.rules import HandResult as RulesHandResult
+
+from . import messages as w
+
+T = TypeVar("T")
+K = TypeVar("K")
+
+_MEMO_LIMIT = 8192
+
+
+def _memo(convert: Callable[[K], T]) -> Callable[[K], T]:
+    """Remember ``convert`` by the identity of its (immutable) argument. The argument is kept
+    alive alongside its result, so its id cannot be reused for another object while remembered;
+    the table is simply emptied when it grows past a bound."""
+    table: dict[int, tuple[Any, T]] = {}
+
+    def memoized(value: K) -> T:
+        hit = table.get(id(value))
+        if hit is not None and hit[0] is value:
+            return hit[1]
+        out = convert(value)
+        if len(table) >= _MEMO_LIMIT:
+            table.clear()
+        table[id(value)] = (value, out)
+        return out
+
+    memoized.__wrapped__ = convert  # type: ignore[attr-defined]
+    return memoized
+
+
+def _codes(cards: Iterable[Any]) -> list[str]:
+    return [c.code for c in cards]
+
+
+@_memo
+def action(a: RulesAction) -> w.Action:
+    match a:
+        case r.TakeUpcard():
+            return w.TakeUpcard()
+        case r.Pass():
+            return w.Pass()
+        case r.Draw():
+            return w.Draw(a.source)
+        case r.Discard():
+            return w.Discard(a.card.code)
+        case r.Knock():
+            return w.Knock(a.card.code)
+    raise TypeError(f"not an action: {a!r}")
+
+
+def to_rules_action(a: w.Action) -> dict[str, str]:
+    """A wire action as the plain dict the service and the rules engine parse."""
+    out: dict[str, str] = msgspec.to_builtins(a)
+    return out
+
+
+@_memo
+def event(e: RulesEvent) -> w.Event:
+    return w.Event(
+        e.seat,
+        e.kind,  # type: ignore[arg-type]
+        msgspec.UNSET if e.source is None else e.source,
+        msgspec.UNSET if e.card is None else e.card.code,
+    )
+
+
+@_memo
+def hand_result(res: RulesHandResult) -> w.HandResult:
+    return w.HandResult(
+        kind=res.kind,
+        winner=res.winner,
+        points=res.points,
+        knocker=res.knocker,
+        deadwood=list(res.deadwood),
+        hands=[_codes(h) for h in res.hands],
+        melds=[[_codes(m.cards) for m in a.melds] for a in res.arrangements],
+        unmatched=[_codes(a.unmatched) for a in res.arrangements],
+        layoffs=[w.Layoff(lo.card.code, lo.meld) for lo in res.layoffs],
+        breakdown=res.breakdown,
+    )
+
+
+@_memo
+def rules_view(rules: Rules) -> w.RulesView:
+    return w.RulesView(**{f: getattr(rules, f) for f in w.RulesView.__struct_fields__})
+
+
+def rule_preset(rules: Rules) -> w.RulePreset:
+    """A preset as ``GET /api/rules`` lists it: the view's numbers and its guide."""
+    return w.RulePreset(**{f: getattr(rules, f) for f in w.RulePreset.__struct_fields__})
+
+
+_NO_ACTIONS: list[w.Action] = []
+
+
+def hand_view(v: SeatView, *, playable: bool = True) -> w.HandView:
+    """A seat's view of the hand. ``playable=False`` (a match waiting for its second player, or
+    over) offers nothing: no legal action and no discard's deadwood."""
+    arr = v.arrangement
+    cards = _codes(v.hand)
+    return w.HandView(
+        seat=v.seat,
+        starter=v.starter,
+        dealer=v.dealer,
+        phase=v.phase,
+        to_act=v.to_act,
+        cards=cards,
+        hand=cards,  # the v1 name of "cards": the same list
+        melds=[_codes(m.cards) for m in arr.melds] if arr else [],
+        deadwood=arr.deadwood if arr else None,
+        hand_counts=list(v.hand_counts),
+        stock_count=v.stock_count,
+        discard_pile=_codes(v.discard_pile),
+        history=[event(e) for e in v.history],
+        legal_actions=[action(a) for a in v.legal_actions] if playable else _NO_ACTIONS,
+        result=hand_result(v.result) if v.result is not None else None,
+        knock_limit=v.knock_limit,
+        discard_deadwood={c.code: dw for c, dw in v.discard_deadwood} if playable else {},
+        multiplier=v.multiplier,
+    )
+
+
+def outcome(o: MatchOutcome | dict[str, Any] | None) -> w.Outcome | None:
+    """A match's outcome, from the rules' value or from its stored form."""
+    if o is None:
+        return None
+    if isinstance(o, dict):
+        return msgspec.convert(o, w.Outcome)
+    return w.Outcome(
+        o.winner,
+        o.reason,  # type: ignore[arg-type]
+        [w.SeatTotal(t.points, t.box_bonus, t.game_bonus, t.total) for t in o.totals],
+    )
+
+
+def finished_hand(number: int, starter: int, result: dict[str, Any]) -> w.FinishedHand:
+    """A stored hand result (its wire form, as kept in the database) with its number and starter."""
+    return msgspec.convert({**result, "number": number, "starter": starter}, w.FinishedHand)
+
+
+def hand_record(log: HandLog, result: RulesHandResult | None) -> w.HandRecord:
+    return w.HandRecord(
+        number=log.number,
+        starter=log.starter,
+        seed=log.seed,
+        hands=[_codes(h) for h in log.hands],
+        upcard=log.upcard.code,
+        stock=_codes(log.stock),
+        actions=[w.RecordedAction(s, action(a)) for s, a in log.actions],
+        result=hand_result(result) if result is not None else None,
+    )

@@ -1,0 +1,474 @@
+"""Every shape on the wire of protocol v1, once, as msgspec Structs: the REST bodies (both ways),
+every WebSocket message (both ways), the view and everything in it, records, presets,
+difficulties and errors.
+
+The server encodes through these (see :mod:`server.wire.convert`), decodes client input with
+them, and the JSON Schema, OpenAPI and AsyncAPI documents are generated from them
+(:mod:`server.wire.schema`). A field without a default is always present; ``X | None`` may be
+null; an ``UnsetType`` field is sometimes absent (and says when in its description).
+
+Closed sets come from their registries: preset names from ``server.rules.RULES``, difficulty
+names from ``server.bots.DIFFICULTIES``, phases, result kinds, sources and starter rules from the
+rules' enums. Nothing here does I/O or holds game logic.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Literal
+
+from msgspec import UNSET, Meta, Struct, UnsetType
+
+from server.bots import DIFFICULTIES
+from server.rules import RULES, Phase, ResultKind, Source, StarterRule
+
+# Literal[...] of a registry's names: the enum in the documents follows the registry. (A type
+# checker cannot see into a registry, so to it they are plain strings.)
+if TYPE_CHECKING:
+    RuleName = str
+    DifficultyName = str
+else:
+    RuleName = Literal[tuple(RULES)]
+    DifficultyName = Literal[tuple(DIFFICULTIES)]
+
+Card = Annotated[
+    str, Meta(pattern="^[A2-9TJQK][cdhs]$", description="A card code: rank A23456789TJQK + suit cdhs")
+]
+Seat = Annotated[int, Meta(ge=0, le=1)]
+Version = Annotated[int, Meta(ge=0)]
+Timestamp = Annotated[str, Meta(extra_json_schema={"format": "date-time"}, examples=["2026-11-29T15:00:00Z"])]
+MeldCards = Annotated[list[Card], Meta(description="One meld's cards, in order")]
+Status = Literal["waiting", "active", "finished"]
+Opponent = Literal["computer", "human"]
+ActionKind = Literal["take_upcard", "pass", "draw", "discard", "knock"]
+
+
+class _Wire(Struct, forbid_unknown_fields=True, gc=False):
+    """Strict: decoding refuses unknown fields (so a test decoding every message it sees notices
+    an undocumented one). Not tracked by the garbage collector: no wire value holds a cycle."""
+
+
+# --- actions -------------------------------------------------------------------------------------
+
+
+class TakeUpcard(_Wire, tag="take_upcard", tag_field="kind"):
+    """Take the upcard (the first face-up card), in the upcard phase."""
+
+
+class Pass(_Wire, tag="pass", tag_field="kind"):
+    """Pass on the upcard."""
+
+
+class Draw(_Wire, tag="draw", tag_field="kind"):
+    """Draw the top card of the stock or of the discard pile."""
+
+    source: Source
+
+
+class Discard(_Wire, tag="discard", tag_field="kind"):
+    """Discard a card (not the one just taken from the discard pile)."""
+
+    card: Card
+
+
+class Knock(_Wire, tag="knock", tag_field="kind"):
+    """Discard ``card`` and knock: gin when no deadwood is left."""
+
+    card: Card
+
+
+Action = TakeUpcard | Pass | Draw | Discard | Knock
+
+
+# --- the view ------------------------------------------------------------------------------------
+
+
+class Event(_Wire):
+    """One public event of the current hand; a draw from the stock never names its card."""
+
+    seat: Seat
+    kind: ActionKind
+    source: Annotated[Source | UnsetType, Meta(description="Draws only")] = UNSET
+    card: Annotated[
+        Card | UnsetType, Meta(description="Take, discard, knock, and a draw from the discard pile")
+    ] = UNSET
+
+
+class Layoff(_Wire):
+    """The defender's ``card`` laid off on one of the knocker's melds."""
+
+    card: Card
+    meld: Annotated[int, Meta(ge=0, description="Index into the knocker's melds")]
+
+
+class HandResult(_Wire):
+    """A finished hand: both hands revealed, melds, layoffs and the score worked out. Every pair
+    is indexed by seat."""
+
+    kind: ResultKind
+    winner: Seat | None
+    points: int
+    knocker: Seat | None
+    deadwood: list[int]
+    hands: list[list[Card]]
+    melds: list[list[MeldCards]]
+    unmatched: list[list[Card]]
+    layoffs: list[Layoff]
+    breakdown: Annotated[str, Meta(examples=["25 + 8 - 5 = 28"])]
+
+
+class HandView(_Wire):
+    """One seat's view of the hand in play (a watcher's has ``seat`` null and no cards)."""
+
+    seat: Seat | None
+    starter: Seat
+    dealer: Seat
+    phase: Phase
+    to_act: Seat | None
+    cards: Annotated[
+        list[Card], Meta(description="The seat's own cards, in best-meld order (none for a watcher)")
+    ]
+    hand: Annotated[
+        list[Card],
+        Meta(
+            description="Deprecated: the v1 name of `cards` (the same list); removed in v2",
+            extra_json_schema={"deprecated": True},
+        ),
+    ]
+    melds: list[MeldCards]
+    deadwood: int | None
+    hand_counts: list[int]
+    stock_count: int
+    discard_pile: Annotated[list[Card], Meta(description="Bottom first: the last card is the top")]
+    history: list[Event]
+    legal_actions: list[Action]
+    result: HandResult | None
+    knock_limit: Annotated[
+        int, Meta(ge=0, le=10, description="The most deadwood a knock may leave in this hand (0: gin only)")
+    ]
+    discard_deadwood: Annotated[
+        dict[Card, int],
+        Meta(description="When this seat must discard: each legal discard and the deadwood it leaves"),
+    ]
+    multiplier: Annotated[int, Meta(ge=1, description="What this hand's score is multiplied by (1: plain)")]
+
+
+class SeatPlayer(_Wire):
+    seat: Seat
+    name: str | None
+    kind: Opponent
+
+
+class Player(SeatPlayer):
+    """A seat's player, and whether a socket of that seat is connected (always, the computer)."""
+
+    connected: bool
+
+
+class RulesView(_Wire):
+    """A rule preset's numbers (see docs/rules.md)."""
+
+    name: RuleName
+    label: Annotated[str, Meta(examples=["House rules"])]
+    description: str
+    target: int
+    knock_limit: int
+    gin_bonus: int
+    undercut_bonus: int
+    box_bonus: int
+    game_bonus: int
+    shutout_bonus: int
+    starter_rule: StarterRule
+
+
+class SeatTotal(_Wire):
+    points: int
+    box_bonus: int
+    game_bonus: int
+    total: int
+
+
+class Outcome(_Wire):
+    """How the match ended: the winning seat, why, and both seats' totals."""
+
+    winner: Seat
+    reason: Literal["target", "resign"]
+    totals: list[SeatTotal]
+
+
+class View(_Wire):
+    """Everything one seat (or a watcher) may see of a match."""
+
+    match_id: str
+    status: Status
+    seat: Annotated[Seat | None, Meta(description="The viewer's seat; null for a watcher")]
+    version: Version
+    players: list[Player]
+    rules: RulesView
+    hand_number: int
+    scores: list[int]
+    hands_won: list[int]
+    hand: HandView
+    last_result: HandResult | None
+    outcome: Outcome | None
+    status_line: Annotated[str, Meta(examples=["Your turn: discard a card, or knock"])]
+
+
+# --- WebSocket messages --------------------------------------------------------------------------
+
+ClientId = Annotated[str, Meta(min_length=1, max_length=64, description="The client's id for this action")]
+
+
+class Hello(_Wire, tag="hello", tag_field="type"):
+    """Bind this socket to a seat (player token) or as a watcher (watch token)."""
+
+    match: Annotated[str, Meta(min_length=1, max_length=64)]
+    token: Annotated[str, Meta(min_length=1, max_length=128)]
+    version: Annotated[Version | None, Meta(description="The last version the client saw (on reconnect)")] = (
+        None
+    )
+
+
+class Act(_Wire, tag="act", tag_field="type"):
+    """Play ``action`` at ``version``; answered by ``ack`` (or ``error``) naming ``id``."""
+
+    id: ClientId
+    version: Version
+    action: Action
+
+
+class Ping(_Wire, tag="ping", tag_field="type"):
+    pass
+
+
+ClientMessage = Hello | Act | Ping
+
+
+class State(_Wire, tag="state", tag_field="type"):
+    """The seat's whole view, after every change (and in answer to hello)."""
+
+    version: Version
+    view: View
+
+
+class Ack(_Wire, tag="ack", tag_field="type"):
+    id: str
+    version: Version
+
+
+WsErrorCode = Literal[
+    "bad_request",
+    "unauthorized",
+    "not_found",
+    "not_your_turn",
+    "illegal_action",
+    "stale_version",
+    "rate_limited",
+    "too_large",
+    "unavailable",
+]
+"""The codes a WebSocket ``error`` carries (docs/protocol.md lists them)."""
+
+ErrorCode = Literal[
+    "bad_request",
+    "unauthorized",
+    "forbidden",
+    "not_found",
+    "conflict",
+    "match_not_over",
+    "already_joined",
+    "match_over",
+    "stale_version",
+    "not_your_turn",
+    "illegal_action",
+    "too_large",
+    "rate_limited",
+    "unavailable",
+    "internal",
+]
+"""Every error code, REST or WebSocket."""
+
+_Limit = Annotated[str | UnsetType, Meta(description="rate_limited only: which limit was hit")]
+_ResetIn = Annotated[float | UnsetType, Meta(description="rate_limited only: seconds until it resets")]
+
+
+class Error(_Wire, tag="error", tag_field="type"):
+    """The message named by ``id`` (null when unknown) was refused; nothing changed."""
+
+    id: str | None
+    code: WsErrorCode
+    message: str
+    limit: _Limit = UNSET
+    reset_in: _ResetIn = UNSET
+
+
+class Pong(_Wire, tag="pong", tag_field="type"):
+    pass
+
+
+ServerMessage = State | Ack | Error | Pong
+
+
+# --- REST ----------------------------------------------------------------------------------------
+
+Name = Annotated[str, Meta(min_length=1, max_length=40, description="Display name, 1 to 40 characters")]
+
+
+class CreatePlayer(_Wire):
+    name: Name
+
+
+class CreateMatch(_Wire):
+    opponent: Opponent = "computer"
+    difficulty: DifficultyName = "normal"
+    rules: RuleName = "house"
+
+
+class JoinMatch(_Wire):
+    invite: Annotated[str, Meta(min_length=1, max_length=64)]
+
+
+class NewPlayer(_Wire):
+    player_id: Annotated[str, Meta(examples=["p_1f0c9e2a7b3d4c5e"])]
+    name: str
+    token: Annotated[str, Meta(description="Shown once; send as Authorization: Bearer TOKEN")]
+
+
+class Me(_Wire):
+    player_id: str
+    name: str
+
+
+class MatchSummary(_Wire):
+    match_id: Annotated[str, Meta(examples=["m_Xq3k9sPz0aBcDeFg"])]
+    rules: RuleName
+    opponent: Opponent
+    difficulty: Annotated[DifficultyName | None, Meta(description="null against a human")]
+    status: Status
+    players: list[SeatPlayer]
+    scores: list[int]
+    hands_won: list[int]
+    hand_number: int
+    winner: Seat | None
+    outcome: Outcome | None
+    created_at: Timestamp
+    updated_at: Timestamp
+    version: Version
+    seat: Annotated[Seat | UnsetType, Meta(description="The caller's seat, when seated")] = UNSET
+
+
+class Invite(_Wire):
+    code: str
+    url: str
+
+
+class CreatedMatch(MatchSummary, kw_only=True):
+    """The new match and how to connect."""
+
+    seat: Annotated[Seat, Meta(description="The caller's seat")]
+    ws_url: Annotated[str, Meta(examples=["ws://127.0.0.1:8080/ws"])]
+    watch_token: Annotated[str, Meta(description="Lets anyone watch (public view only)")]
+    invite: Annotated[
+        Invite | None, Meta(description="Against a human: redeem with POST /api/matches/{id}/join")
+    ]
+
+
+class JoinedMatch(MatchSummary, kw_only=True):
+    """The match joined and the caller's seat."""
+
+    seat: Annotated[Seat, Meta(description="The caller's seat")]
+    ws_url: str
+
+
+class FinishedHand(HandResult):
+    """A finished hand's result with its number and starter."""
+
+    number: int
+    starter: Seat
+
+
+class MatchDetails(MatchSummary, kw_only=True):
+    """A match summary and every finished hand's result, in order."""
+
+    hands: list[FinishedHand]
+
+
+class MatchList(_Wire):
+    matches: list[MatchSummary]
+    total: int
+    limit: int
+    offset: int
+
+
+class RecordedAction(_Wire):
+    seat: Seat
+    action: Action
+
+
+class HandRecord(_Wire):
+    """One deal of the record: both hands, the upcard, the stock (top first), every action."""
+
+    number: int
+    starter: Seat
+    seed: str
+    hands: list[list[Card]]
+    upcard: Card
+    stock: list[Card]
+    actions: list[RecordedAction]
+    result: HandResult | None
+
+
+class MatchRecord(_Wire):
+    """The complete replay of a finished match."""
+
+    match_id: str
+    seat: Annotated[Seat, Meta(description="The caller's seat")]
+    rules: RuleName
+    seed: str
+    first_starter: Seat
+    players: list[SeatPlayer]
+    outcome: Outcome | None
+    hands: list[HandRecord]
+
+
+class Stats(_Wire):
+    matches: int
+    wins: int
+    losses: int
+    hands: int
+    hands_won: int
+    gins: int
+    undercuts: int
+    points: int
+
+
+class RulePreset(RulesView):
+    guide: str
+
+
+class RulePresets(_Wire):
+    rules: list[RulePreset]
+
+
+class DifficultyInfo(_Wire):
+    name: DifficultyName
+    label: str
+    description: str
+
+
+class Difficulties(_Wire):
+    difficulties: list[DifficultyInfo]
+
+
+class ErrorDetail(_Wire):
+    code: ErrorCode
+    message: str
+    limit: _Limit = UNSET
+    reset_in: _ResetIn = UNSET
+
+
+class ErrorResponse(_Wire):
+    error: ErrorDetail
+
+
+class Health(_Wire):
+    status: Literal["ok", "shutting_down"]
