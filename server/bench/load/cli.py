@@ -1,0 +1,98 @@
+"""``python -m server.bench load``: many concurrent matches against the computer, measured.
+
+The command line: its flags and their bounds, and the two hidden modes a run starts this same
+command in (``--serve-echo``, the echo floor's server; ``--measure-memory``, the tracemalloc
+figure in a fresh process). What a run does: see :mod:`server.bench.load`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from server.bench.load.echo import serve_echo
+from server.bench.load.measure import measure_service_memory
+from server.bench.load.report import format_report
+from server.bench.load.runner import Options, run
+from server.bench.load.servers import DEFAULT_POSTGRES_ADMIN
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m server.bench load", description=__doc__.split("\n\n")[0])
+    p.add_argument("--matches", type=int, default=50, help="concurrent matches (default 50; target 1000)")
+    p.add_argument("--duration", type=float, default=15.0, help="seconds of paced play (default 15)")
+    p.add_argument("--saturate", type=float, default=10.0, help="seconds with no pause (default 10; 0: skip)")
+    p.add_argument(
+        "--think", type=float, default=1.0, help="mean pause before each action in the paced phase"
+    )
+    p.add_argument("--database", choices=("sqlite", "postgres"), default="sqlite")
+    p.add_argument("--servers", type=int, default=1, help="server processes to start (default 1)")
+    p.add_argument("--server", action="append", default=[], help="URL of a running server (repeatable)")
+    p.add_argument("--server-pid", type=int, action="append", default=[], help="its pid, for memory figures")
+    p.add_argument("--difficulty", choices=("easy", "normal", "hard"), default="normal")
+    p.add_argument("--echo-duration", type=float, default=10.0, help="seconds of echo floor (0: skip)")
+    p.add_argument("--check-hidden", action="store_true", help="keep every state and check no hidden card")
+    p.add_argument("--bot-delay", type=float, default=0.0, help="the computer's pause, in started servers")
+    p.add_argument("--memory-matches", type=int, default=200, help="matches in the tracemalloc figure")
+    p.add_argument("--postgres-admin", default=DEFAULT_POSTGRES_ADMIN, help="DSN to create the database with")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--json", dest="json_path", help="also write the report as JSON here")
+    p.add_argument("--profile", help="run the started servers under cProfile, writing to this folder")
+    p.add_argument("--serve-echo", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--measure-memory", type=int, help=argparse.SUPPRESS)
+    return p
+
+
+MAX_MATCHES = 5000
+MAX_SECONDS = 600
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.serve_echo:
+        serve_echo(args.serve_echo)
+        return 0
+    if args.measure_memory:
+        print(json.dumps(asyncio.run(measure_service_memory(args.measure_memory))))
+        return 0
+    if not 1 <= args.matches <= MAX_MATCHES:
+        print(f"error: --matches must be between 1 and {MAX_MATCHES}", file=sys.stderr)
+        return 2
+    for name in ("duration", "saturate", "echo_duration"):
+        if not 0 <= getattr(args, name) <= MAX_SECONDS:
+            print(f"error: --{name.replace('_', '-')} must be between 0 and {MAX_SECONDS}", file=sys.stderr)
+            return 2
+    if args.duration <= 0:
+        print("error: --duration must be positive", file=sys.stderr)
+        return 2
+    for url in args.server:
+        if urlsplit(url).hostname not in ("127.0.0.1", "localhost", "::1"):
+            print(f"error: loopback only: {url}", file=sys.stderr)
+            return 2
+    opts = Options(
+        matches=args.matches,
+        duration=args.duration,
+        saturate=args.saturate,
+        think=args.think,
+        database=args.database,
+        servers=max(1, args.servers),
+        server_urls=args.server,
+        server_pids=args.server_pid,
+        difficulty=args.difficulty,
+        echo_duration=args.echo_duration,
+        check_hidden=args.check_hidden,
+        bot_delay=args.bot_delay,
+        memory_matches=args.memory_matches,
+        postgres_admin=args.postgres_admin,
+        seed=args.seed,
+        json_path=args.json_path,
+        profile=args.profile,
+    )
+    report = asyncio.run(run(opts))
+    print(format_report(report))
+    if opts.json_path:
+        Path(opts.json_path).write_text(json.dumps(report, indent=2, default=str))
+    return 0

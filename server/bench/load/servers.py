@@ -1,0 +1,131 @@
+"""The server processes a load run starts (``python -m server`` on loopback), waiting for them,
+stopping them, a fresh Postgres database for them, and their ``/metrics``."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import aiohttp
+
+ROOT = Path(__file__).resolve().parents[3]
+DEFAULT_POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@dataclass
+class Server:
+    url: str
+    process: subprocess.Popen[bytes] | None = None
+    log_path: Path | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+
+async def wait_healthy(url: str, process: subprocess.Popen[bytes] | None, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    async with aiohttp.ClientSession() as s:
+        while True:
+            if process is not None and process.poll() is not None:
+                raise RuntimeError(f"the server at {url} exited with {process.returncode}")
+            with contextlib.suppress(aiohttp.ClientError, OSError):
+                async with s.get(url + "/healthz", timeout=aiohttp.ClientTimeout(total=2)) as r:
+                    if r.status == 200:
+                        return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the server at {url} did not become healthy in {timeout:.0f} s")
+            await asyncio.sleep(0.1)
+
+
+def start_server(
+    database_url: str,
+    log_dir: Path,
+    env: dict[str, str] | None = None,
+    port: int | None = None,
+    profile: Path | None = None,
+) -> Server:
+    """``python -m server`` on loopback (a free port unless given), its output in ``log_dir``;
+    under cProfile, writing ``profile`` when it stops, if given."""
+    port = port or free_port()
+    log_path = log_dir / f"server-{port}.log"
+    full_env = {
+        **os.environ,
+        "GINRUMMY_LOG_LEVEL": "warning",
+        "DATABASE_URL": database_url,
+        **(env or {}),
+    }
+    with open(log_path, "ab") as log:
+        profiler = ["-m", "cProfile", "-o", str(profile)] if profile else []
+        process = subprocess.Popen(
+            [sys.executable, *profiler, "-m", "server", "--host", "127.0.0.1", "--port", str(port)],
+            cwd=ROOT,
+            env=full_env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    return Server(f"http://127.0.0.1:{port}", process, log_path)
+
+
+def stop_server(server: Server) -> None:
+    p = server.process
+    if p is None or p.poll() is not None:
+        return
+    p.send_signal(signal.SIGTERM)
+    try:
+        p.wait(15)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+
+
+@contextlib.asynccontextmanager
+async def postgres_database(admin_dsn: str) -> AsyncIterator[str]:
+    """A fresh Postgres database for this run (dropped at the end); yields its URL."""
+    import asyncpg
+
+    name = f"gin_load_{secrets.token_hex(5)}"
+    conn = await asyncpg.connect(admin_dsn, timeout=5)
+    try:
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+    head = admin_dsn.rpartition("/")[0]
+    try:
+        yield f"{head}/{name}".replace("postgresql://", "postgresql+asyncpg://", 1)
+    finally:
+        conn = await asyncpg.connect(admin_dsn, timeout=5)
+        try:
+            await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await conn.close()
+
+
+async def scrape_metrics(url: str) -> dict[str, float]:
+    """The server's /metrics as ``{name{labels}: value}`` (summed over label sets by name too)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    async with aiohttp.ClientSession() as s, s.get(url + "/metrics") as r:
+        text = await r.text()
+    out: dict[str, float] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            out[sample.name] = out.get(sample.name, 0.0) + sample.value
+    return out
