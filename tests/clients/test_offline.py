@@ -309,3 +309,27 @@ async def test_connecting_where_no_server_listens_fails_fast_with_connection_los
     assert time.monotonic() - started < 5
     with pytest.raises(ConnectionLost):
         await conn.next_state()
+
+
+@pytest.mark.parametrize("limit, words", [(4, "the limit this hand is 4"), (0, "this hand is gin only")])
+def test_a_refused_knock_names_this_hands_knock_limit_not_the_presets(limit, words):
+    cards = ["2c", "3c", "4c", "7d", "7h", "9s", "Ts", "Jd", "Qh", "Kd", "Kc"]
+    view = MatchView.from_wire(
+        {
+            "match_id": "m_1",
+            "seat": 0,
+            "rules": {"name": "oklahoma", "knock_limit": 10},
+            "hand": {
+                "seat": 0,
+                "phase": "discard",
+                "to_act": 0,
+                "cards": cards,
+                "discard_pile": ["4h"],
+                "knock_limit": limit,
+                "legal_actions": [{"kind": "discard", "card": c} for c in cards],
+                "discard_deadwood": {c: 50 for c in cards},
+            },
+        }
+    )
+    with pytest.raises(CommandError, match=words):
+        parse_command("k Kd", view)

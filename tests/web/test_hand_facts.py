@@ -111,3 +111,35 @@ def test_a_hand_that_scores_double_says_so_and_an_ordinary_hand_does_not(server,
     start_vs_computer(ordinary, server, name="Bea", difficulty="Easy", rules="Classic rules")
     expect(ordinary.locator(".match-meta")).to_contain_text("Made-up rules")
     expect(ordinary.get_by_text("scores double")).to_have_count(0)
+
+
+@pytest.mark.parametrize(
+    ("limit", "note"), [(4, "Knock with 4 or less this hand"), (0, "Gin only this hand"), (10, None)]
+)
+def test_the_top_bar_names_a_knock_limit_unlike_the_presets(server, new_page, limit, note):
+    page = new_page(**DESKTOP)
+    rewrite_views(page, a_hand_of(knock_limit=limit))
+    start_vs_computer(page, server, name="Ada", difficulty="Easy", rules="House rules")
+    expect(page.locator(".match-meta")).to_contain_text("Made-up rules")
+    if note is None:  # the preset's own limit (10): nothing to point out
+        expect(page.locator(".scorebar .hand-note")).to_have_count(0)
+    else:
+        expect(page.locator(".scorebar")).to_contain_text(note)
+
+
+def test_an_oklahoma_match_shows_the_knock_limit_its_upcard_set(server, new_page):
+    page = new_page(**DESKTOP)
+    seen: list[dict] = []
+    rewrite_views(page, lambda view: seen.append(view))
+    start_vs_computer(page, server, name="Ada", difficulty="Easy", rules="Oklahoma")
+    expect(page.locator(".match-meta")).to_contain_text("Oklahoma")
+    first = seen[0]["hand"]
+    assert first["knock_limit"] in range(11) and first["multiplier"] in (1, 2)
+    if seen[-1]["hand_number"] == 1:  # (the computer may end hand 1 at once: then nothing to check)
+        bar = page.locator(".scorebar")
+        if first["knock_limit"] == 0:
+            expect(bar).to_contain_text("Gin only this hand")
+        elif first["knock_limit"] < 10:
+            expect(bar).to_contain_text(f"Knock with {first['knock_limit']} or less this hand")
+        if first["multiplier"] == 2:
+            expect(bar).to_contain_text("This hand scores double")

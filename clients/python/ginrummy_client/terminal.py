@@ -174,15 +174,24 @@ def _why_not(action: Action, view: MatchView, *, any_knock: bool = False) -> str
         card = action.card
         if any_knock:
             lowest = min(hand.discard_deadwood.values(), default=0)
-            return f"You cannot knock yet: the best discard leaves {lowest} deadwood, the limit is {view.rules.knock_limit}."
+            return f"You cannot knock yet: the best discard leaves {lowest} deadwood, {_limit_words(hand.knock_limit)}."
         if card not in hand.hand:
             return f"You don't hold {card}."
         if card == hand.just_taken:
             return f"You just took {card} from the discard pile: discard another card this turn."
         if action.kind == "knock":
             left = hand.discard_deadwood.get(card or "")
-            return f"Knocking with {card} would leave {left} deadwood; the limit is {view.rules.knock_limit}."
+            return f"Knocking with {card} would leave {left} deadwood; {_limit_words(hand.knock_limit)}."
     return "Discard a card (x 7h) or knock (k 7h)."
+
+
+def _limit_words(limit: int) -> str:
+    """This hand's knock limit in words (``0``: gin only, as under an ace upcard in oklahoma).
+
+    >>> _limit_words(10), _limit_words(0)
+    ('the limit this hand is 10', 'this hand is gin only')
+    """
+    return "this hand is gin only" if limit == 0 else f"the limit this hand is {limit}"
 
 
 # --- rendering ----------------------------------------------------------------------------------

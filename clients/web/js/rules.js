@@ -71,7 +71,7 @@ export function mountRules(root) {
       P(
         "Instead of simply discarding, you can knock to end the hand, as long as the ten cards you keep have ",
         h("strong", {}, "10 points of deadwood or less"),
-        ". Knocking with no deadwood at all is ",
+        " (some rule sets below change this limit from hand to hand; the table always shows this hand's). Knocking with no deadwood at all is ",
         h("strong", {}, "gin"),
         ".",
       ),

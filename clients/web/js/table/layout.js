@@ -5,7 +5,7 @@
 import { cardBack, cardShort } from "../cards.js";
 import { h, replaceChildren } from "../dom.js";
 import { describeEvent, fallbackStatus, playerName, who } from "../words.js";
-import { can, deadwoodAfter, discardPhase, knockLimitWords, multiplierNote, myTurn } from "./view.js";
+import { can, deadwoodAfter, discardPhase, knockLimitNote, knockLimitWords, multiplierNote, myTurn } from "./view.js";
 
 /** The empty regions of the table, already in `root`. */
 export function buildTable(root, { watching }) {
@@ -78,7 +78,7 @@ export function renderScorebar({ s, el }) {
   const v = s.view;
   const seats = v.seat === 1 ? [1, 0] : [0, 1];
   const rules = v.rules || {};
-  const note = multiplierNote(v);
+  const notes = [knockLimitNote(v), multiplierNote(v)].filter(Boolean);
   replaceChildren(
     el.scorebar,
     h(
@@ -97,7 +97,7 @@ export function renderScorebar({ s, el }) {
       "div",
       { class: "match-facts" },
       h("p", { class: "match-meta" }, `Hand ${v.hand_number} \u00b7 ${rules.label || rules.name || "?"} \u00b7 to ${rules.target ?? 100}`),
-      note ? h("p", { class: "hand-note" }, note) : null,
+      notes.map((note) => h("p", { class: "hand-note" }, note)),
     ),
   );
 }

@@ -28,6 +28,14 @@ export function knockLimitWords(view) {
   return limit === 0 ? "gin only this hand" : `a knock needs ${limit} or less`;
 }
 
+/** This hand's knock limit as a note for the top bar, when it is not the preset's usual one (in
+ * oklahoma the first upcard sets it); "" otherwise. */
+export function knockLimitNote(view) {
+  const limit = view?.hand?.knock_limit;
+  if (limit === undefined || limit === null || limit === view?.rules?.knock_limit) return "";
+  return limit === 0 ? "Gin only this hand" : `Knock with ${limit} or less this hand`;
+}
+
 /** A note when this hand counts more than usual (e.g. a spade as the first upcard), else "". */
 export function multiplierNote(view) {
   const m = view?.hand?.multiplier ?? 1;
