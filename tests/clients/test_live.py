@@ -60,7 +60,7 @@ def _check_final(final: MatchView, target: int = 100) -> None:
 # --- whole matches ------------------------------------------------------------------------------
 
 
-async def test_the_library_plays_complete_matches_against_every_computer_level(base_url):
+async def test_the_library_plays_complete_matches_against_every_computer_level_and_preset(base_url):
     async def one(level: str, rules: str) -> None:
         client = await _player(base_url, f"Ada {level}")
         ticket = await client.create_match(opponent="computer", difficulty=level, rules=rules)
@@ -82,12 +82,19 @@ async def test_the_library_plays_complete_matches_against_every_computer_level(b
         assert len(summary.hands) == final.hand_number
         for seat in (0, 1):
             assert sum(h.points for h in summary.hands if h.winner == seat) == final.scores[seat]
-        if rules == "classic":  # box and game bonuses on top of the points
+        if rules == "oklahoma":  # each hand's own knock limit and multiplier reached the library
+            record = await client.get_record(ticket.match_id)
+            upcards = {h["number"]: h["upcard"] for h in record["hands"]}
+            for v in seen:
+                up = upcards[v.hand_number]
+                limit = 0 if up[0] == "A" else min(10, int(up[0]) if up[0].isdigit() else 10)
+                assert (v.hand.knock_limit, v.hand.multiplier) == (limit, 2 if up[1] == "s" else 1), up
+        if rules in ("classic", "oklahoma"):  # box and game bonuses on top of the points
             totals = final.outcome.totals
             assert totals[final.outcome.winner].game_bonus in (100, 200)
 
     # One connection each: the per-connection message rate is what bounds a match's duration.
-    await asyncio.gather(one("easy", "house"), one("normal", "classic"), one("hard", "house"))
+    await asyncio.gather(one("easy", "house"), one("normal", "classic"), one("hard", "oklahoma"))
 
 
 async def test_two_library_clients_play_each_other_through_an_invite(base_url):
