@@ -16,6 +16,8 @@ import msgspec
 
 _STANDARD = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "taskName"}
 HIDDEN_FIELDS = frozenset({"hand", "hands", "stock", "seed", "card", "cards", "token", "view"})
+SECRET_BEARING_LOGGERS = ("sqlalchemy", "aiosqlite", "asyncpg")
+"""Libraries whose debug logs carry the values they handle (SQL parameters: seeds, hashes)."""
 
 
 class JsonFormatter(logging.Formatter):
@@ -40,6 +42,10 @@ def configure(level: str = "info") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
+    # The database drivers log every statement with its parameters at INFO/DEBUG: a match's seed
+    # (which decides every deal) and token hashes would reach the log. Never below WARNING.
+    for name in SECRET_BEARING_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
     # aiohttp's access log repeats what our middleware records; keep it for debugging only.
     # Alembic announces every plugin at INFO on each start.
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)

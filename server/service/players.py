@@ -13,6 +13,8 @@ import logging
 import unicodedata
 from typing import Any
 
+from server.bots import DIFFICULTIES
+
 from .clock import Clock
 from .errors import BadRequest, Unauthorized
 from .ids import Ids
@@ -41,7 +43,21 @@ def clean_name(name: Any) -> str:
         raise BadRequest(f"name must be at most {MAX_NAME} characters")
     if any(unicodedata.category(ch)[0] == "C" for ch in text):
         raise BadRequest("name must not contain control characters")
+    if _reads_as_the_computer(text):
+        raise BadRequest("that name is the computer's: choose another")
     return text
+
+
+def _reads_as_the_computer(name: str) -> bool:
+    """Whether ``name`` would pass for the computer's own, e.g. ``"Computer (Hard)"``,
+    ``"computer"`` or ``"COMPUTER  hard!"``: its letters and digits, case and width folded, are
+    "computer" alone or followed by a difficulty's name.
+
+    >>> [_reads_as_the_computer(n) for n in ("Computer (Hard)", "COMPUTER  normal!", "Computerlove", "Ada")]
+    [True, True, False, False]
+    """
+    letters = "".join(ch for ch in unicodedata.normalize("NFKC", name).casefold() if ch.isalnum())
+    return letters in {"computer", *(f"computer{d}" for d in DIFFICULTIES)}
 
 
 class Players:

@@ -8,7 +8,9 @@ described by the AsyncAPI document (``/api/asyncapi.json``, :mod:`.asyncapi`).
 
 from __future__ import annotations
 
+import base64
 import functools
+import hashlib
 import html
 import json
 import typing
@@ -235,17 +237,22 @@ def openapi_document() -> dict[str, Any]:
     }
 
 
+DOCS_STYLE = (
+    "body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.45}"
+    "h2{border-top:1px solid #ccc;padding-top:1rem}code,pre{background:#f4f4f4;border-radius:4px}"
+    "pre{padding:.6rem;overflow-x:auto;font-size:.85rem}.m{font-weight:bold;color:#064}"
+)
+DOCS_STYLE_HASH = "sha256-" + base64.b64encode(hashlib.sha256(DOCS_STYLE.encode()).digest()).decode()
+"""The docs page's one inline style, allowed by its hash in the page's Content-Security-Policy."""
+
+
 @functools.cache
 def docs_page() -> str:
     doc = openapi_document()
     out = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
-        "<title>Gin Rummy API</title><style>",
-        "body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.45}",
-        "h2{border-top:1px solid #ccc;padding-top:1rem}code,pre{background:#f4f4f4;border-radius:4px}",
-        "pre{padding:.6rem;overflow-x:auto;font-size:.85rem}.m{font-weight:bold;color:#064}",
-        "</style></head><body>",
+        f"<title>Gin Rummy API</title><style>{DOCS_STYLE}</style></head><body>",
         f"<h1>{html.escape(doc['info']['title'])} — API v{doc['info']['version']}</h1>",
         f"<p>{html.escape(doc['info']['description'])}</p>",
         "<p>Machine-readable: <a href='/api/openapi.json'>/api/openapi.json</a>. Authenticate with "

@@ -24,7 +24,7 @@ def _file(root: Path, rel: str) -> Path | None:
     try:
         root = resources.web_root(root).resolve(strict=True)
         path = (root / rel).resolve(strict=True)
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, ValueError):  # ValueError: a NUL in the path
         return None
     if not path.is_relative_to(root) or not path.is_file():
         return None
@@ -44,8 +44,8 @@ async def asset(request: web.Request) -> web.StreamResponse:
         raise web.HTTPNotFound(reason=f"no such endpoint: /{rel}")
     path = _file(request.app[SETTINGS].static_dir, rel)
     if path is None:
-        raise web.HTTPNotFound(reason=f"no such file: /{rel}")
-    return web.FileResponse(path, headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"})
+        raise web.HTTPNotFound(reason="no such file")
+    return web.FileResponse(path, headers={"Cache-Control": "no-cache"})
 
 
 def setup(app: web.Application) -> None:
