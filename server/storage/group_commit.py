@@ -69,12 +69,15 @@ class GroupCommitStore(SqlStore):
         notify_channel: str | None = None,
         max_batch: int = MAX_BATCH,
         on_batch: Callable[[int], None] | None = None,
+        sqlite_timeout: float = 30.0,
     ) -> None:
         super().__init__(engine)
         self.notify_channel = notify_channel if engine.dialect.name == "postgresql" else None
         self.max_batch = max_batch
         self.on_batch = on_batch
         """Called with the size of every committed batch (metrics)."""
+        self.sqlite_timeout = sqlite_timeout
+        """How long the SQLite writer waits for the file's write lock before its batch fails."""
         self._queue: list[tuple[Change, asyncio.Future[bool]]] = []
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
@@ -234,12 +237,13 @@ class GroupCommitStore(SqlStore):
         if conn is None:
             conn = self._sqlite = sqlite3.connect(
                 str(self._sqlite_file),
-                timeout=30,
+                timeout=self.sqlite_timeout,
                 isolation_level=None,
                 check_same_thread=False,
                 cached_statements=4 * MAX_BATCH,  # a statement per batch size and table
             )
             sqlite_on_connect(conn, None)
+            conn.execute(f"PRAGMA busy_timeout={int(self.sqlite_timeout * 1000)}")  # not its 30 s
         conn.execute("BEGIN IMMEDIATE")
         try:
             ok = self._sql.sqlite_write(conn, rows)
