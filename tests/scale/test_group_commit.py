@@ -304,3 +304,37 @@ async def test_a_change_the_database_refuses_fails_alone_and_the_rest_of_its_bat
     assert (await store.load_match(stale.match_id))[0].version == 1
     # And the store still works for the match whose change was refused.
     assert await store.commit(step(bad, 1, "now-fine"))
+
+
+async def test_a_batch_failing_because_the_store_is_locked_is_not_tried_change_by_change(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "locked.db"
+    engine = create_engine(f"sqlite+aiosqlite:///{path}")
+    await upgrade(engine)
+    store = GroupCommitStore(engine, sqlite_timeout=0.05)
+    try:
+        ms = await matches(store, 8)
+        tries = 0
+        commit_batch = store._commit_batch
+
+        async def counted(changes):
+            nonlocal tries
+            tries += 1
+            return await commit_batch(changes)
+
+        store._commit_batch = counted  # type: ignore[method-assign]
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN EXCLUSIVE")
+        try:
+            results = await asyncio.gather(*(store.commit(step(m, 1)) for m in ms), return_exceptions=True)
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        # No change's fault: all fail at once, after one try, not one per half down to each.
+        assert all(isinstance(r, sqlite3.OperationalError) for r in results), results
+        assert tries == 1
+        assert await asyncio.gather(*(store.commit(step(m, 1)) for m in ms)) == [True] * 8
+    finally:
+        await store.close()
+        await engine.dispose()
