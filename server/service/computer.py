@@ -31,6 +31,11 @@ BOT_RETRIES = 5
 """Version races lost in a row before the computer's turn is given up (and logged): the next
 human action or hello schedules it again."""
 
+RETRY_FIRST = 0.5
+RETRY_MOST = 10.0
+"""The pause before trying again a computer move whose write failed: ``RETRY_FIRST`` seconds,
+doubling after each failure up to ``RETRY_MOST``."""
+
 
 class Computer:
     def __init__(
@@ -84,11 +89,19 @@ class Computer:
     async def _loop(self, live: LiveMatch) -> None:
         """The computer's moves, one pause before each, until it is the human's turn. Another
         process writing the match meanwhile (its copy here is then rebuilt) is no failure: the
-        loop looks again at whose turn it is, a few times in a row at most."""
+        loop looks again at whose turn it is, a few times in a row at most. A move that could
+        not be written (the store down, locked, unreachable) is tried again after a pause that
+        doubles each time (``RETRY_FIRST`` up to ``RETRY_MOST`` seconds, on the service clock)
+        for as long as the service is open and it is still the computer's turn, so the human
+        is never left waiting on a computer that gave up."""
         moved = 0
+        pause = self.bot_delay
+        backoff = RETRY_FIRST
+        failures = 0
         try:
             while True:
-                await self.clock.sleep(self.bot_delay)
+                await self.clock.sleep(pause)
+                pause = self.bot_delay
                 try:
                     if not await self.writer.exclusive(live, self._move):
                         return
@@ -97,6 +110,27 @@ class Computer:
                     moved += 1
                     if moved >= BOT_RETRIES:
                         raise
+                    continue
+                except (asyncio.CancelledError, Unavailable):
+                    raise
+                except Exception:
+                    if not self._may_retry(live):
+                        raise
+                    failures += 1
+                    log.warning(
+                        "computer move failed; trying again in %.1f s",
+                        backoff,
+                        exc_info=failures == 1,
+                        extra={"match_id": live.match_id, "failures": failures},
+                    )
+                    pause, backoff = backoff, min(backoff * 2, RETRY_MOST)
+                    continue
+                if failures:
+                    log.info(
+                        "computer move written after failures",
+                        extra={"match_id": live.match_id, "failures": failures},
+                    )
+                failures, backoff = 0, RETRY_FIRST
         except asyncio.CancelledError:
             raise
         except Unavailable:
@@ -106,6 +140,14 @@ class Computer:
         finally:
             if live.bot_task is asyncio.current_task():
                 live.bot_task = None
+
+    def _may_retry(self, live: LiveMatch) -> bool:
+        """After a failed write: whether the computer should try again. A copy left stale (its
+        state may hold the unwritten move, so whose turn it shows is not to be trusted) is
+        tried again too: the next attempt rebuilds it first and looks at the turn then."""
+        if self.writer.closing or self.writer.cache.find(live.match_id) is not live:
+            return False
+        return live.stale or self.to_move(live)
 
     async def _move(self, live: LiveMatch) -> bool:
         if not self.to_move(live):

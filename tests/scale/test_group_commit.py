@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from datetime import UTC, datetime
 
 import pytest
@@ -263,3 +264,77 @@ async def test_on_postgres_two_writers_racing_for_the_same_matches_never_deadloc
         await b.close()
         await engine_a.dispose()
         await engine_b.dispose()
+
+
+def bad_step(m: MatchMeta, kind: str) -> Change:
+    """A change the database (or its driver) refuses for what one of its values holds."""
+    change = step(m, 1, "bad\u0000id" if kind == "nul" else "fine")
+    assert change.action is not None
+    if kind == "huge":  # no integer column holds it
+        return dataclasses.replace(change, action=dataclasses.replace(change.action, seat=2**70))
+    return change
+
+
+@pytest.mark.parametrize("kind", ["nul", "huge"])
+async def test_a_change_the_database_refuses_fails_alone_and_the_rest_of_its_batch_lands(store, kind):
+    if kind == "nul" and store.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite stores a NUL in a text")
+    ms = await matches(store, 32)
+    bad, stale, good = ms[15], ms[31], ms[:15] + ms[16:31]
+    assert await store.commit(step(stale, 1))
+    batches = store.batches
+    # Written straight through the store: the edge would refuse such a client id.
+    results = await asyncio.gather(
+        *(store.commit(step(m, 1, f"good-{i}")) for i, m in enumerate(good[:15])),
+        store.commit(bad_step(bad, kind)),
+        *(store.commit(step(m, 1, f"good-{i}")) for i, m in enumerate(good[15:], start=15)),
+        store.commit(step(stale, 1)),  # its version moved: False, for it alone
+        return_exceptions=True,
+    )
+    assert store.batches == batches + 1  # all of them came in one batch
+    assert len(good) == 30
+    assert results[:15] + results[16:31] == [True] * 30
+    assert isinstance(results[15], Exception), results[15]
+    assert results[31] is False
+    for i, m in enumerate(good):
+        loaded, actions = await store.load_match(m.match_id)
+        assert loaded.version == 1 and [(a.seq, a.client_id) for a in actions] == [(1, f"good-{i}")]
+    loaded, actions = await store.load_match(bad.match_id)
+    assert loaded.version == 0 and actions == []
+    assert (await store.load_match(stale.match_id))[0].version == 1
+    # And the store still works for the match whose change was refused.
+    assert await store.commit(step(bad, 1, "now-fine"))
+
+
+async def test_a_batch_failing_because_the_store_is_locked_is_not_tried_change_by_change(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "locked.db"
+    engine = create_engine(f"sqlite+aiosqlite:///{path}")
+    await upgrade(engine)
+    store = GroupCommitStore(engine, sqlite_timeout=0.05)
+    try:
+        ms = await matches(store, 8)
+        tries = 0
+        commit_batch = store._commit_batch
+
+        async def counted(changes):
+            nonlocal tries
+            tries += 1
+            return await commit_batch(changes)
+
+        store._commit_batch = counted  # type: ignore[method-assign]
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN EXCLUSIVE")
+        try:
+            results = await asyncio.gather(*(store.commit(step(m, 1)) for m in ms), return_exceptions=True)
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        # No change's fault: all fail at once, after one try, not one per half down to each.
+        assert all(isinstance(r, sqlite3.OperationalError) for r in results), results
+        assert tries == 1
+        assert await asyncio.gather(*(store.commit(step(m, 1)) for m in ms)) == [True] * 8
+    finally:
+        await store.close()
+        await engine.dispose()
