@@ -5,7 +5,7 @@ views of each match and the first hands of the record in full (a failure shows w
 and a digest of every other group of views (those of one state) and of every other hand.
 
 Those copies were first written by the rules' own ``to_wire()`` dicts, before the Structs
-replaced them (``tests/transport/golden/from_dicts.py`` in the commit that added the fixture), so
+replaced them (``tests/transport/golden/from_dicts.py``, in commit 59a8781 that added the fixture), so
 this is the proof that the redesign changed nothing on the wire. A deliberate change to the wire
 regenerates them from the Structs: ``python -m tests.transport.test_wire``.
 """
