@@ -5,6 +5,10 @@
 - ``server/service`` imports neither aiohttp nor SQLAlchemy nor the storage or transport
   packages, and takes its time, sleeps and secrets from its ports (:mod:`server.service.clock`,
   :mod:`server.service.ids`), whose real implementations are the only modules allowed them;
+  it may use the wire shapes (``server.wire``: pure, no I/O) to store values in their one wire
+  form, but not the transport;
+- ``server/wire`` does no I/O and imports only the rules, the bots and msgspec: nothing of the
+  service, the storage or the transport;
 - the clients import nothing from ``server``.
 
 The checker is tested on small bad examples too, so a rule that stopped matching would show.
@@ -65,6 +69,12 @@ PURE = Rules(IO_MODULES, global_random=False, wall_clock=False, asyncio_sleep=Fa
 SERVICE = Rules(ADAPTERS | CLOCK_AND_SECRETS, wall_clock=False, asyncio_sleep=False)
 SERVICE_REAL_PORTS = Rules(ADAPTERS)
 CLIENT = Rules(frozenset({"server"}))
+WIRE = Rules(
+    IO_MODULES | {"server.service", "server.storage", "server.transport"},
+    global_random=False,
+    wall_clock=False,
+    asyncio_sleep=False,
+)
 
 SERVICE_REAL_IMPLEMENTATIONS = {
     "clock.py": "the real clock",
@@ -154,6 +164,24 @@ def test_the_service_imports_no_adapter_and_reads_time_and_secrets_only_through_
         real = path.name in SERVICE_REAL_IMPLEMENTATIONS
         found += _check(path, SERVICE_REAL_PORTS if real else SERVICE)
     assert found == []
+
+
+def test_the_service_may_import_the_wire_shapes_but_not_the_transport():
+    assert (
+        violations("from server.wire import convert\nimport server.wire\n", SERVICE, "server.service") == []
+    )
+    assert violations("from server.transport import present\n", SERVICE, "server.service") == [
+        "line 1: from server.transport import present"
+    ]
+    writer = (ROOT / "server/service/writer.py").read_text()
+    assert "from server.wire import convert" in writer  # the stored results' one definition
+
+
+def test_the_wire_shapes_do_no_io_and_import_neither_service_nor_storage_nor_transport():
+    assert [v for path in _modules("server/wire") for v in _check(path, WIRE)] == []
+    assert violations("from server.service.ports import MatchMeta\n", WIRE, "server.wire") == [
+        "line 1: from server.service.ports import MatchMeta"
+    ]
 
 
 def test_the_clients_import_nothing_from_the_server():

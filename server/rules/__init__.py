@@ -4,7 +4,9 @@ matches and per-seat views.
 It never does I/O, never reads the clock and never touches the global random generator: a hand
 is determined by its deal and its actions, so everything here replays exactly. (The rule presets
 are read once, at import, from the data files in ``seeds/rules/``.) It must never import the
-rest of the server; bots, service and transport depend on it, not the other way round.
+rest of the server; bots, service and transport depend on it, not the other way round. Its
+values go on the wire through :mod:`server.wire` (``server.wire.convert``), which alone defines
+the wire shapes; the rules keep only their own notation for actions.
 
 Public API::
 
@@ -12,7 +14,7 @@ Public API::
     deadwood(cards) -> int, best_arrangement(cards) -> Arrangement
     new_hand(rules, starter=..., hands=(...), upcard=..., stock=[top, ...]), deal(rules, starter, seed)
     HandState: to_act, phase, legal_actions(), apply(action), result, view(seat)
-    Action.from_wire(d) / action.to_wire(); HandResult.to_wire()
+    Action.from_wire(d) / action.to_wire()  (the actions' notation, for records and storage)
     new_match(rules, seed), MatchState, RULES["house"], RULES["classic"], RULES["oklahoma"]
 
 What differs between variants lives on the rules object, as named hooks (``hand_knock_limit``,
@@ -52,9 +54,9 @@ Each seat sees only its own cards; a watcher (``None``) sees no hand at all unti
 >>> h2 = new_hand(RULES["house"], 0, ("2c 3c 4c 5h 5d 5s 7c 8c 9c 8h", "Qs Qd Qc Jh Th 9h 4s As 5c Tc"),
 ...               "Kd", "Kh 2h 3h 4h")
 >>> v = h2.view(1)
->>> v.to_wire()["hand"], v.deadwood, v.hand_counts, v.stock_count
+>>> [str(c) for c in v.hand], v.deadwood, v.hand_counts, v.stock_count
 (['9h', 'Th', 'Jh', 'Qc', 'Qd', 'Qs', 'As', '4s', '5c', 'Tc'], 20, (10, 10), 4)
->>> h2.view(None).to_wire()["hand"], h2.view(None).to_wire()["discard_pile"]
+>>> [str(c) for c in h2.view(None).hand], [str(c) for c in h2.view(None).discard_pile]
 ([], ['Kd'])
 
 A match deals from a seed, and its record replays it exactly:

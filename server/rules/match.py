@@ -35,14 +35,6 @@ class SeatTotal:
     def total(self) -> int:
         return self.points + self.box_bonus + self.game_bonus
 
-    def to_wire(self) -> dict[str, int]:
-        return {
-            "points": self.points,
-            "box_bonus": self.box_bonus,
-            "game_bonus": self.game_bonus,
-            "total": self.total,
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class MatchOutcome:
@@ -52,13 +44,6 @@ class MatchOutcome:
     winner: int
     reason: str  # "target" | "resign"
     totals: tuple[SeatTotal, SeatTotal]
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "winner": self.winner,
-            "reason": self.reason,
-            "totals": [t.to_wire() for t in self.totals],
-        }
 
 
 @dataclass(slots=True)
@@ -72,17 +57,6 @@ class HandLog:
     upcard: Card
     stock: tuple[Card, ...]  # top first
     actions: list[tuple[int, Action]] = field(default_factory=list)
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "number": self.number,
-            "starter": self.starter,
-            "seed": self.seed,
-            "hands": [[c.code for c in h] for h in self.hands],
-            "upcard": self.upcard.code,
-            "stock": [c.code for c in self.stock],
-            "actions": [{"seat": s, "action": a.to_wire()} for s, a in self.actions],
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,18 +75,6 @@ class MatchView:
     @property
     def last_result(self) -> HandResult | None:
         return self.results[-1] if self.results else None
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "rules": self.rules.to_wire(),
-            "seat": self.seat,
-            "hand_number": self.hand_number,
-            "scores": list(self.scores),
-            "hands_won": list(self.hands_won),
-            "hand": self.hand.to_wire(),
-            "last_result": self.last_result.to_wire() if self.last_result else None,
-            "outcome": self.outcome.to_wire() if self.outcome else None,
-        }
 
 
 class MatchState:
@@ -261,7 +223,7 @@ def new_match(rules: Rules | str, seed: int | str, first_starter: int | None = N
     from ``secrets``.
 
     >>> m = new_match("classic", seed="a seed", first_starter=1)
-    >>> m.hand_number, m.to_act, m.scores, m.view(None).to_wire()["hand"]["stock_count"]
+    >>> m.hand_number, m.to_act, m.scores, m.view(None).hand.stock_count
     (1, 1, [0, 0], 31)
     """
     return MatchState(rules_named(rules) if isinstance(rules, str) else rules, seed, first_starter)

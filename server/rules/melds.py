@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, cast
+from typing import cast
 
 from .cards import DECK, VALUES, Card, from_mask, parse_cards, to_mask
 
@@ -61,9 +61,6 @@ class Meld:
     def value(self) -> int:
         return sum(c.value for c in self.cards)
 
-    def to_wire(self) -> list[str]:
-        return [c.code for c in self.cards]
-
     def __str__(self) -> str:
         return " ".join(c.code for c in self.cards)
 
@@ -83,13 +80,6 @@ class Arrangement:
     def cards(self) -> tuple[Card, ...]:
         """All the cards, melds first (each in order), then unmatched cards by rank."""
         return tuple(c for m in self.melds for c in m.cards) + self.unmatched
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "melds": [m.to_wire() for m in self.melds],
-            "unmatched": [c.code for c in self.unmatched],
-            "deadwood": self.deadwood,
-        }
 
 
 # --- tables -----------------------------------------------------------------------------------

@@ -154,21 +154,6 @@ class Rules:
             raise ValueError(f"unknown rule fields: {sorted(unknown)}")
         return cls(**{**data, "starter_rule": StarterRule(data["starter_rule"])})
 
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "label": self.label,
-            "description": self.description,
-            "target": self.target,
-            "knock_limit": self.knock_limit,
-            "gin_bonus": self.gin_bonus,
-            "undercut_bonus": self.undercut_bonus,
-            "box_bonus": self.box_bonus,
-            "game_bonus": self.game_bonus,
-            "shutout_bonus": self.shutout_bonus,
-            "starter_rule": self.starter_rule.value,
-        }
-
     def __repr__(self) -> str:
         return f"RULES[{self.name!r}]"
 

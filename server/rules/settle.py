@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import product
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .cards import Card, from_mask
 from .melds import (
@@ -44,9 +44,6 @@ class Layoff:
     card: Card
     meld: int
 
-    def to_wire(self) -> dict[str, Any]:
-        return {"card": self.card.code, "meld": self.meld}
-
 
 @dataclass(frozen=True, slots=True)
 class HandResult:
@@ -74,20 +71,6 @@ class HandResult:
     @property
     def melds(self) -> tuple[tuple[Meld, ...], tuple[Meld, ...]]:
         return (self.arrangements[0].melds, self.arrangements[1].melds)
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind.value,
-            "winner": self.winner,
-            "points": self.points,
-            "knocker": self.knocker,
-            "deadwood": list(self.deadwood),
-            "hands": [[c.code for c in h] for h in self.hands],
-            "melds": [[m.to_wire() for m in a.melds] for a in self.arrangements],
-            "unmatched": [[c.code for c in a.unmatched] for a in self.arrangements],
-            "layoffs": [lo.to_wire() for lo in self.layoffs],
-            "breakdown": self.breakdown,
-        }
 
 
 def _sorted_hand(mask: int) -> tuple[Card, ...]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 from .actions import Action, Source
 from .cards import Card
@@ -39,14 +38,6 @@ class Event:
     kind: str  # take_upcard | pass | draw | discard | knock
     card: Card | None = None
     source: Source | None = None
-
-    def to_wire(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"seat": self.seat, "kind": self.kind}
-        if self.source is not None:
-            out["source"] = self.source.value
-        if self.card is not None:
-            out["card"] = self.card.code
-        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,26 +90,3 @@ class SeatView:
             if last.kind == "take_upcard" or last.source is Source.DISCARD:
                 return last.card
         return None
-
-    def to_wire(self) -> dict[str, Any]:
-        arr = self.arrangement
-        return {
-            "seat": self.seat,
-            "starter": self.starter,
-            "dealer": self.dealer,
-            "phase": self.phase.value,
-            "to_act": self.to_act,
-            "cards": [c.code for c in self.hand],
-            "hand": [c.code for c in self.hand],  # the v1 name of "cards", kept for old clients
-            "melds": [m.to_wire() for m in arr.melds] if arr else [],
-            "deadwood": arr.deadwood if arr else None,
-            "hand_counts": list(self.hand_counts),
-            "stock_count": self.stock_count,
-            "discard_pile": [c.code for c in self.discard_pile],
-            "history": [e.to_wire() for e in self.history],
-            "legal_actions": [a.to_wire() for a in self.legal_actions],
-            "result": self.result.to_wire() if self.result else None,
-            "knock_limit": self.knock_limit,
-            "multiplier": self.multiplier,
-            "discard_deadwood": {c.code: dw for c, dw in self.discard_deadwood},
-        }

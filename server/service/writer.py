@@ -16,7 +16,10 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any, TypeVar
 
-from server.rules import Action, RulesError
+import msgspec
+
+from server.rules import Action, HandResult, MatchOutcome, RulesError
+from server.wire import convert
 
 from .clock import Clock
 from .errors import StaleVersion, Unavailable, from_rules_error
@@ -36,6 +39,19 @@ from .ports import (
 log = logging.getLogger("server.service")
 
 T = TypeVar("T")
+
+
+def stored_result(result: HandResult) -> dict[str, Any]:
+    """A finished hand's result as the store keeps it (JSON): its wire form, from the one
+    definition in :mod:`server.wire` (databases already hold this shape)."""
+    out: dict[str, Any] = msgspec.to_builtins(convert.hand_result(result))
+    return out
+
+
+def stored_outcome(outcome: MatchOutcome) -> dict[str, Any]:
+    """A match's outcome as its row keeps it (JSON): its wire form."""
+    out: dict[str, Any] = msgspec.to_builtins(convert.outcome(outcome))
+    return out
 
 
 class Moved(StaleVersion):
@@ -139,7 +155,7 @@ class Writer:
                 winner=r.winner,
                 knocker=r.knocker,
                 points=r.points,
-                result=r.to_wire(),
+                result=stored_result(r),
                 finished_at=now,
             )
             for i, r in enumerate(state.results)
@@ -177,7 +193,7 @@ class Writer:
         if state.outcome is not None:
             new.status = "finished"
             new.winner = state.outcome.winner
-            new.outcome = state.outcome.to_wire()
+            new.outcome = stored_outcome(state.outcome)
         return new
 
     async def write(

@@ -10,6 +10,7 @@ import pytest
 from server.bots import DIFFICULTIES, make_bot
 from server.rules import RULES, Card, Event, HandState, SeatView, deal
 from server.rules.cards import DECK
+from tests.wire_forms import wire
 
 SMALL_HARD = {"worlds": 2, "candidates": 2, "lookahead": 0}
 
@@ -33,7 +34,7 @@ def test_a_bot_refuses_anything_but_a_seat_view(difficulty: str) -> None:
     with pytest.raises(TypeError, match="SeatView"):
         bot(difficulty).choose(hand)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
-        bot(difficulty).choose(hand.view(0).to_wire())  # type: ignore[arg-type]
+        bot(difficulty).choose(wire(hand.view(0)))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from server.rules import MatchState
+from server.wire import messages as w
+from tests.wire_forms import match_view
 
 PLAYERS = [
     {"seat": 0, "name": "Ada", "kind": "human", "connected": True},
@@ -21,12 +25,12 @@ def wire_view(
     match: MatchState, seat: int | None, *, version: int = 1, match_id: str = "m_test"
 ) -> dict[str, Any]:
     """The ``view`` of a ``state`` message for ``seat`` (the protocol's envelope fields added)."""
-    body = match.view(seat).to_wire()
-    return {
-        "match_id": match_id,
-        "status": "finished" if match.is_over else "active",
-        "version": version,
-        "players": PLAYERS,
-        "status_line": "",
-        **body,
-    }
+    view = match_view(
+        match.view(seat),
+        match_id=match_id,
+        status="finished" if match.is_over else "active",
+        version=version,
+        players=[w.Player(**p) for p in PLAYERS],
+    )
+    out: dict[str, Any] = msgspec.to_builtins(view)
+    return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import time
 
+import msgspec
 import pytest
 from ginrummy_client import (
     DRAW_DISCARD,
@@ -45,6 +46,7 @@ from hypothesis import strategies as st
 from server.rules import RULES, Card, Pass, new_hand, new_match
 from server.rules import Action as EngineAction
 from server.rules import deadwood as engine_deadwood
+from server.wire import convert
 from tests.live_server import free_port
 
 from .engine_views import wire_view
@@ -273,7 +275,7 @@ def _worked_example_view() -> MatchView:
     h.apply(EngineAction.from_wire({"kind": "draw", "source": "stock"}))
     h.apply(EngineAction.from_wire({"kind": "knock", "card": "Kh"}))
     wire = {"match_id": "m_x", "seat": 1, "players": [], "hand_number": 2, "scores": [0, 28]}
-    wire["last_result"] = h.result.to_wire()
+    wire["last_result"] = msgspec.to_builtins(convert.hand_result(h.result))
     return MatchView.from_wire(wire)
 
 

@@ -19,9 +19,9 @@ from ginrummy_client import models
 
 from server.rules import new_match
 from server.service.ports import FinishedHand, MatchMeta, MatchRecord, SeatUpdate
+from server.service.writer import stored_outcome, stored_result
 from server.transport import present
 from server.transport.openapi import openapi_document
-from server.wire import convert
 from server.wire import messages as w
 from server.wire.schema import components
 
@@ -100,7 +100,7 @@ def _samples() -> list[tuple[Any, str, Any]]:
     meta = MatchMeta(
         "m_x", "classic", "human", None, state.seed, 0, "finished", 99, ["p_a", "p_b"], ["Ada", "Bob"],
         "", None, state.hand_number, list(state.scores), list(state.hands_won), 0, None,
-        state.outcome.to_wire(), now, now,
+        stored_outcome(state.outcome), now, now,
     )  # fmt: skip
     views.append(state.view(0))
     out: list[tuple[Any, str, Any]] = []
@@ -124,7 +124,7 @@ def _samples() -> list[tuple[Any, str, Any]]:
             r.winner,
             r.knocker,
             r.points,
-            msgspec.to_builtins(convert.hand_result(r)),
+            stored_result(r),
             now,
         )
         for i, r in enumerate(state.results)

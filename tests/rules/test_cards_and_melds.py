@@ -5,6 +5,7 @@ import pytest
 from server.rules import DECK, RULES, Card, InvalidCardError, Meld, MeldKind, best_arrangement, deadwood, deal
 from server.rules.cards import to_mask
 from server.rules.melds import discard_deadwoods, min_deadwood
+from tests.wire_forms import wire
 
 from .helpers import RANKS, both_pass_and_draw, cards
 
@@ -107,7 +108,7 @@ def test_the_hand_shown_to_a_player_is_sorted_into_a_best_arrangement():
     assert view.deadwood == deadwood(view.hand) == arr.deadwood
     n_melded = sum(len(m.cards) for m in arr.melds)
     assert list(view.hand[n_melded:]) == sorted(view.hand[n_melded:], key=lambda c: (c.rank, c.suit))
-    assert view.to_wire()["melds"] == [m.to_wire() for m in arr.melds]
+    assert wire(view)["melds"] == [[str(c) for c in m.cards] for m in arr.melds]
 
 
 def test_the_deadwood_left_by_each_discard_is_the_least_deadwood_of_the_other_cards():

@@ -15,6 +15,7 @@ from server.rules import (
     Card,
     Discard,
     Draw,
+    Event,
     IllegalActionError,
     InvalidActionError,
     Knock,
@@ -27,6 +28,7 @@ from server.rules import (
     deal,
     new_hand,
 )
+from tests.wire_forms import wire
 
 from .helpers import greedy_action, snapshot
 
@@ -177,8 +179,9 @@ def test_drawing_from_the_stock_takes_its_top_card_unseen_by_the_other_seat():
     h = both_passed(stock_top="8d 2h")
     h.apply(Draw(Source.STOCK))
     assert "8d" in codes(h.hand(0)) and h.stock_order()[0].code == "2h"
-    assert h.history[-1].to_wire() == {"seat": 0, "kind": "draw", "source": "stock"}
-    assert "8d" not in json.dumps(h.view(1).to_wire())
+    assert h.history[-1] == Event(0, "draw", None, Source.STOCK)
+    assert wire(h.history[-1]) == {"seat": 0, "kind": "draw", "source": "stock"}
+    assert "8d" not in json.dumps(wire(h.view(1)))
 
 
 def test_drawing_from_the_discard_pile_takes_its_top_card():
@@ -187,7 +190,8 @@ def test_drawing_from_the_discard_pile_takes_its_top_card():
     h.apply(Draw(Source.DISCARD), seat=1)
     assert "Kh" in codes(h.hand(1))
     assert [c.code for c in h.view(None).discard_pile] == ["Kd"]  # the passed upcard is underneath
-    assert h.history[-1].to_wire() == {"seat": 1, "kind": "draw", "source": "discard", "card": "Kh"}
+    assert h.history[-1] == Event(1, "draw", Card.parse("Kh"), Source.DISCARD)
+    assert wire(h.history[-1]) == {"seat": 1, "kind": "draw", "source": "discard", "card": "Kh"}
 
 
 def test_the_card_just_taken_from_the_discard_pile_cannot_be_discarded_on_the_same_turn():

@@ -4,8 +4,10 @@ Matches are dealt from seeds, so they are driven by simple seeded players (see `
 tests check the rules against what happened hand by hand.
 """
 
+import copy
 import json
 import random
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,7 @@ from server.rules import (
     new_match,
 )
 from server.rules.match import HandLog
+from tests.wire_forms import wire
 
 from .helpers import greedy_action
 
@@ -73,7 +76,11 @@ def test_the_three_presets_are_loaded_from_the_seed_data_files():
     assert set(RULES) == {"house", "classic", "oklahoma"}
     for name, rules in RULES.items():
         data = json.loads((ROOT / "seeds" / "rules" / f"{name}.json").read_text())
-        assert rules.to_wire() == {k: v for k, v in data.items() if k not in ("guide", "variant")}
+        assert {f.name: getattr(rules, f.name) for f in fields(rules)} == {
+            k: v for k, v in data.items() if k != "variant"
+        }
+        # On the wire (GET /api/rules adds the guide): every number and name of the file.
+        assert wire(rules) == {k: v for k, v in data.items() if k not in ("guide", "variant")}
         assert type(rules) is VARIANTS[data["variant"]]
         assert (rules.target, rules.knock_limit, rules.gin_bonus, rules.undercut_bonus) == (100, 10, 25, 25)
     assert (RULES["house"].box_bonus, RULES["house"].game_bonus) == (0, 0)
@@ -218,10 +225,11 @@ def test_a_resignation_ends_the_match_for_the_other_seat_without_bonuses():
 def match_snapshot(m: MatchState):
     return (
         json.dumps(m.record()),
-        [json.dumps(m.view(s).to_wire()) for s in (0, 1, None)],
-        m.scores,
-        m.hands_won,
-        [log.to_wire() for log in m.log],
+        [m.view(s) for s in (0, 1, None)],
+        [json.dumps(wire(m.view(s))) for s in (0, 1, None)],
+        list(m.scores),
+        list(m.hands_won),
+        copy.deepcopy(m.log),
     )
 
 
@@ -247,7 +255,8 @@ def test_a_match_record_replays_to_the_same_state(name):
         record = json.loads(json.dumps(m.record()))  # the record survives JSON
         again = MatchState.replay(record)
         assert match_snapshot(again) == match_snapshot(m)
-        assert [r.to_wire() for r in again.results] == [r.to_wire() for r in m.results]
+        assert again.results == m.results
+        assert [wire(r) for r in again.results] == [wire(r) for r in m.results]
         assert again.outcome == m.outcome
         assert again.hand.stock_order() == m.hand.stock_order()
         assert (again.hand.hand(0), again.hand.hand(1)) == (m.hand.hand(0), m.hand.hand(1))
@@ -258,10 +267,10 @@ def test_each_hand_of_the_record_replays_from_its_logged_deal():
 
     m = play(new_match("classic", "logs"), policy(), 4)
     for log, result in zip(m.log, m.results):
-        wire = log.to_wire()
-        h = new_hand(m.rules, wire["starter"], tuple(wire["hands"]), wire["upcard"], wire["stock"])
-        for step in wire["actions"]:
-            h.apply(Action.from_wire(step["action"]), step["seat"])
+        hands = tuple([str(c) for c in hand] for hand in log.hands)
+        h = new_hand(m.rules, log.starter, hands, str(log.upcard), [str(c) for c in log.stock])
+        for seat, action in log.actions:
+            h.apply(Action.from_wire(action.to_wire()), seat)
         assert h.result == result
     assert isinstance(m.log[0], HandLog)
 

@@ -5,6 +5,7 @@ Hands are written card by card; the stock is listed top first and padded with th
 """
 
 import random
+from dataclasses import fields
 
 import pytest
 
@@ -26,6 +27,7 @@ from server.rules import (
 )
 from server.rules.cards import to_mask
 from server.rules.settle import dead_hand
+from tests.wire_forms import wire
 
 from .helpers import greedy_action
 
@@ -67,7 +69,7 @@ def test_the_first_upcards_value_is_the_hands_knock_limit(upcard, limit):
     assert h.knock_limit == limit
     for seat in (0, 1, None):
         assert h.view(seat).knock_limit == limit
-        assert h.view(seat).to_wire()["knock_limit"] == limit
+        assert wire(h.view(seat))["knock_limit"] == limit
 
 
 def test_the_limit_stays_for_the_whole_hand_whoever_takes_the_upcard():
@@ -150,12 +152,14 @@ def test_a_spade_upcard_doubles_a_gin_bonus_included():
     assert (r.kind, r.winner, r.points, r.breakdown) == (ResultKind.GIN, 0, 192, "(25 + 71) x 2 = 192")
 
 
-def test_the_seat_view_sends_the_multiplier_right_after_the_knock_limit():
+def test_the_seat_view_sends_the_knock_limit_and_the_multiplier():
     h = hand(GUIDE_KNOCKER, GUIDE_DEFENDER, upcard="7s")
-    wire = h.view(0).to_wire()
-    keys = list(wire)
-    assert (wire["knock_limit"], wire["multiplier"]) == (7, 2)
-    assert keys.index("multiplier") == keys.index("knock_limit") + 1
+    view = h.view(0)
+    assert (view.knock_limit, view.multiplier) == (7, 2)
+    sent = wire(view)
+    assert (sent["knock_limit"], sent["multiplier"]) == (7, 2)
+    # In the documented order (docs/protocol.md): the multiplier last, after the discards' deadwood.
+    assert list(sent)[-3:] == ["knock_limit", "discard_deadwood", "multiplier"]
 
 
 # --- The match: classic scoring -------------------------------------------------------------------
@@ -236,7 +240,7 @@ def test_house_alternates_the_starter_and_adds_no_bonus():
 
 
 def test_a_data_file_picks_its_variant_type_by_name():
-    data = {**OK.to_wire(), "name": "tulsa", "variant": "oklahoma"}
+    data = {**{f.name: getattr(OK, f.name) for f in fields(OK)}, "name": "tulsa", "variant": "oklahoma"}
     assert type(type(OK).from_dict(data)) is Oklahoma
     with pytest.raises(ValueError, match="unknown variant 'texas'"):
         type(OK).from_dict({**data, "variant": "texas"})

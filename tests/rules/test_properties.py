@@ -27,6 +27,7 @@ from server.rules import (
 )
 from server.rules.cards import to_mask
 from server.rules.melds import discard_deadwoods, min_deadwood, unmeldable_value
+from tests.wire_forms import wire as wire_form
 
 from .helpers import all_melds, brute_min_deadwood, greedy_action, is_valid_meld
 
@@ -147,7 +148,7 @@ def strings(obj, top=None):
 
 def assert_view_hides(h: HandState, seat: int | None, known: list[set[Card]]) -> None:
     """``known[s]``: cards seat ``s`` holds that everyone saw it take from the discard pile."""
-    wire = json.loads(json.dumps(h.view(seat).to_wire()))
+    wire = json.loads(json.dumps(wire_form(h.view(seat))))  # the view as sent
     stock = {c.code for c in h.stock_order()}
     others = [s for s in (0, 1) if s != seat]
     held = {c.code for s in others for c in h.hand(s)}
@@ -186,7 +187,7 @@ def test_no_view_ever_shows_a_hidden_card(seed, starter, greedy):
             known[seat].discard(action.card)
     # Once over, both hands are revealed in the result, but the stock never is.
     for seat in (0, 1, None):
-        wire = h.view(seat).to_wire()
+        wire = wire_form(h.view(seat))
         assert sorted(wire["result"]["hands"][0]) == sorted(c.code for c in h.hand(0))
 
 
@@ -201,8 +202,9 @@ def test_a_match_view_hides_the_current_hand_like_a_hand_view(seed):
         if m.is_over:
             break
         for seat in (0, 1, None):
-            wire = m.view(seat).to_wire()
-            assert wire["hand"] == m.hand.view(seat).to_wire()
+            wire = wire_form(m.view(seat))
+            assert m.view(seat).hand == m.hand.view(seat)
+            assert wire["hand"] == wire_form(m.hand.view(seat))
             # The rest of the match view holds no card (last_result is an earlier, finished hand).
             rest = {k: v for k, v in wire.items() if k not in ("hand", "last_result")}
             cards = {c.code for c in DECK}

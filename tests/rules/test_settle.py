@@ -23,6 +23,7 @@ from server.rules import (
     deal,
     new_hand,
 )
+from tests.wire_forms import wire
 
 from .helpers import brute_knock_score, cards, greedy_action, is_valid_meld
 
@@ -205,7 +206,7 @@ def test_knocks_settle_with_the_knockers_best_score_against_a_brute_force():
         assert_result_is_consistent(r)
         k = r.knocker
         signed = -r.points if r.kind is ResultKind.UNDERCUT else r.points
-        assert signed == brute_knock_score(r.hands[k], r.hands[1 - k]), r.to_wire()
+        assert signed == brute_knock_score(r.hands[k], r.hands[1 - k]), r
         checked += 1
     assert checked > 200
 
@@ -218,7 +219,7 @@ def test_both_presets_use_the_same_hand_scoring(name):
 
 def test_a_result_wire_form_names_kind_winner_points_deadwood_melds_and_layoffs():
     r = knock("2c 3c 4c 5h 5d 5s 7c 8c 9c 8h", "Qs Qd Qc Jh Th 9h 4s As 5c Tc")
-    w = r.to_wire()
+    w = wire(r)
     assert w["kind"] == "undercut" and w["winner"] == 1 and w["points"] == 28 and w["knocker"] == 0
     assert w["deadwood"] == [8, 5]
     assert sorted(w["melds"][0]) == [["2c", "3c", "4c"], ["5d", "5h", "5s"], ["7c", "8c", "9c"]]

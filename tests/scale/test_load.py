@@ -6,10 +6,13 @@ from __future__ import annotations
 import copy
 import random
 
+import msgspec
 import pytest
 
 from server.bench import load
 from server.rules import new_match
+from server.wire import convert
+from tests.wire_forms import wire
 
 pytestmark = pytest.mark.slow
 
@@ -93,14 +96,18 @@ def _played(seed: str, actions: int):
 
 
 def _state_message(state, seat: int) -> dict:
-    view = state.view(seat).to_wire()
+    view = wire(state.view(seat))
     return {"type": "state", "version": 1, "view": {"status": "active", "seat": seat, **view}}
 
 
 def test_the_hidden_card_check_finds_a_stock_card_or_the_other_hand_shown_to_a_seat():
     state = _played("leak-check", 5)
     # The shape of GET /api/matches/{id}/record.
-    record = {"rules": "house", "hands": [log.to_wire() for log in state.log]}
+    results = state.results
+    hands = [
+        convert.hand_record(log, results[i] if i < len(results) else None) for i, log in enumerate(state.log)
+    ]
+    record = {"rules": "house", "hands": msgspec.to_builtins(hands)}
     honest = _state_message(state, 0)
     assert load.hidden_card_leaks(record, [honest], 0) == []
 
