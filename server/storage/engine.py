@@ -7,13 +7,16 @@ created if missing. This module never defines tables (see :mod:`.models`).
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import URL, event, make_url, text
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.ext.asyncio import AsyncSession as AsyncSession
 
@@ -36,12 +39,56 @@ def sqlite_path(url: str | URL) -> Path | None:
     return Path(database)
 
 
+SQLITE_BUSY_SECONDS = 5.0
+"""How long a statement waits for another connection's lock on a SQLite file before it fails
+(and the caller answers ``unavailable`` at once instead of hanging). Writes take milliseconds:
+a longer wait means something else holds the file."""
+
+_CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
+    OSError,  # connection refused or reset, a timeout
+    asyncpg.exceptions.PostgresConnectionError,
+    asyncpg.exceptions.OperatorInterventionError,  # the server shutting down, a backend killed
+    asyncpg.exceptions.InterfaceError,
+)
+
+
+def store_unreachable(error: BaseException) -> bool:
+    """Whether ``error`` means the database cannot be reached or is held by someone else now
+    (try again later), rather than that something is wrong with the request or the schema.
+
+    >>> import sqlite3
+    >>> from sqlalchemy.exc import OperationalError
+    >>> store_unreachable(OperationalError("UPDATE", {}, sqlite3.OperationalError("database is locked")))
+    True
+    >>> store_unreachable(OperationalError("INSERT", {}, sqlite3.OperationalError("no such table: players")))
+    False
+    """
+    if isinstance(error, _CONNECTION_ERRORS):
+        return True
+    if isinstance(error, DBAPIError):
+        if error.connection_invalidated or isinstance(error.orig, _CONNECTION_ERRORS):
+            return True
+        message = str(error.orig).lower()
+        return "database is locked" in message or "database is busy" in message
+    return False
+
+
+async def reachable(engine: AsyncEngine, timeout: float) -> bool:
+    """Whether the database answers a trivial query within ``timeout`` seconds."""
+    try:
+        async with asyncio.timeout(timeout), engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
+    except Exception:
+        return False
+    return True
+
+
 def create_engine(url: str, **kwargs: Any) -> AsyncEngine:
     if is_sqlite(url):
         path = sqlite_path(url)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-        engine = create_async_engine(url, connect_args={"timeout": 30}, **kwargs)
+        engine = create_async_engine(url, connect_args={"timeout": SQLITE_BUSY_SECONDS}, **kwargs)
         event.listen(engine.sync_engine, "connect", sqlite_on_connect)
         return engine
     return create_async_engine(url, pool_pre_ping=True, **kwargs)
@@ -54,7 +101,7 @@ def sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_SECONDS * 1000)}")
     cursor.close()
 
 

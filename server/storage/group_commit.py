@@ -243,7 +243,9 @@ class GroupCommitStore(SqlStore):
                 cached_statements=4 * MAX_BATCH,  # a statement per batch size and table
             )
             sqlite_on_connect(conn, None)
-            conn.execute(f"PRAGMA busy_timeout={int(self.sqlite_timeout * 1000)}")  # not its 30 s
+            conn.execute(
+                f"PRAGMA busy_timeout={int(self.sqlite_timeout * 1000)}"
+            )  # its own, not the engine's
         conn.execute("BEGIN IMMEDIATE")
         try:
             ok = self._sql.sqlite_write(conn, rows)

@@ -20,9 +20,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.config import Settings
 from server.service import Broadcaster, InProcessBroadcaster, MatchService, Metrics
-from server.service.errors import RateLimited, ServiceError, TooLarge
+from server.service.errors import RateLimited, ServiceError, TooLarge, Unavailable
 from server.service.thinking import ThinkingPool
-from server.storage import create_engine, upgrade
+from server.storage import create_engine, store_unreachable, upgrade
 from server.storage.group_commit import GroupCommitStore
 from server.wire.messages import ErrorDetail, ErrorResponse
 
@@ -88,7 +88,11 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
             else None
         )
         return json_response(ErrorResponse(ErrorDetail(code, e.reason)), status=e.status, headers=allow)  # type: ignore[arg-type]
-    except Exception:
+    except Exception as e:
+        if store_unreachable(e):
+            status = 503
+            log.warning("database unavailable", extra={"path": request.path, "error": type(e).__name__})
+            return error_response(Unavailable("the database is busy or unreachable: try again in a moment"))
         log.exception("unhandled error", extra={"path": request.path})
         return json_response(ErrorResponse(ErrorDetail("internal", "internal server error")), status=500)
     finally:

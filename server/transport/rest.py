@@ -16,6 +16,7 @@ from server.bots import DIFFICULTIES
 from server.rules import RULES
 from server.service import PlayerRecord
 from server.service.errors import BadRequest, Unauthorized
+from server.storage import reachable
 from server.wire import convert
 from server.wire import messages as w
 from server.wire.schema import protocol_schema
@@ -23,7 +24,7 @@ from server.wire.schema import protocol_schema
 from . import present
 from .app import json_response
 from .asyncapi import asyncapi_document
-from .keys import LIMITER, METRICS, SERVICE, SETTINGS
+from .keys import ENGINE, LIMITER, METRICS, SERVICE, SETTINGS
 from .openapi import docs_page, openapi_document
 from .wire import decode_body
 
@@ -202,6 +203,8 @@ async def docs(request: web.Request) -> web.Response:
 async def healthz(request: web.Request) -> web.Response:
     if request.app[SERVICE].closing:
         return json_response(w.Health("shutting_down"), status=503)
+    if not await reachable(request.app[ENGINE], timeout=2.0):
+        return json_response(w.Health("database_unavailable"), status=503)
     return json_response(w.Health("ok"))
 
 

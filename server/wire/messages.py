@@ -471,4 +471,4 @@ class ErrorResponse(_Wire):
 
 
 class Health(_Wire):
-    status: Literal["ok", "shutting_down"]
+    status: Literal["ok", "shutting_down", "database_unavailable"]

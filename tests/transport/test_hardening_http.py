@@ -111,3 +111,55 @@ async def test_at_debug_level_no_log_line_holds_a_seed_a_token_or_an_invite(make
     for line in lines:
         for secret in secrets:
             assert secret not in line, line
+
+
+async def test_with_the_sqlite_file_locked_a_rest_write_answers_unavailable_promptly(
+    make_client, settings, monkeypatch
+):
+    import sqlite3
+    import time
+
+    from server.storage import engine as storage_engine
+
+    monkeypatch.setattr(storage_engine, "SQLITE_BUSY_SECONDS", 0.3)
+    client = await make_client()
+    await new_player(client, "Ada")  # the app works, and its connections are open
+    path = storage_engine.sqlite_path(settings.database_url)
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")  # another process holds the file
+    try:
+        started = time.monotonic()
+        r = await client.post("/api/players", json={"name": "Bob"})
+        await error_of(r, 503, "unavailable")
+        assert time.monotonic() - started < 5
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    await new_player(client, "Bob")  # and once the lock is gone, it works again
+
+
+async def test_healthz_says_not_ready_while_the_database_is_unreachable(make_client, monkeypatch):
+    from server.transport import rest
+
+    client = await make_client()
+    assert (await client.get("/healthz")).status == 200
+    monkeypatch.setattr(rest, "reachable", _unreachable)
+    r = await client.get("/healthz")
+    assert r.status == 503 and (await r.json()) == {"status": "database_unavailable"}
+
+
+async def _unreachable(engine, timeout):
+    return False
+
+
+async def test_a_database_that_refuses_connections_is_not_reachable(tmp_path):
+    from server.storage import create_engine, reachable
+
+    refused = create_engine("postgresql+asyncpg://postgres@127.0.0.1:1/nowhere")
+    working = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'ok.db'}")
+    try:
+        assert not await reachable(refused, timeout=2.0)
+        assert await reachable(working, timeout=2.0)
+    finally:
+        await refused.dispose()
+        await working.dispose()
