@@ -42,13 +42,13 @@ def decode_client_message(text: str | bytes) -> Hello | Act | Ping:
 
 def message_id(text: str | bytes) -> str | None:
     """The ``id`` of a message that failed to decode, when it has a usable one (so the error
-    can name it)."""
+    can name it): one the decoder would accept as an ``id``, so never one with a NUL."""
     try:
         data = msgspec.json.decode(text)
     except msgspec.DecodeError:
         return None
     if isinstance(data, dict):
         value = data.get("id")
-        if isinstance(value, str) and 0 < len(value) <= 64:
+        if isinstance(value, str) and 0 < len(value) <= 64 and "\x00" not in value:
             return value
     return None
