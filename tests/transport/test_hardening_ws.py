@@ -23,7 +23,7 @@ BAD_TEXT = ["a\\u0000b", "\\u0000", "a\\ud800", "\\udc00b", "\\ud800\\u0000"]
 
 
 def _hello_json(match: str, token: str) -> str:
-    return '{"type": "hello", "match": "%s", "token": "%s"}' % (match, token)
+    return f'{{"type": "hello", "match": "{match}", "token": "{token}"}}'
 
 
 def _store_refuses_nul(client) -> list[str]:
@@ -69,7 +69,7 @@ async def test_an_act_id_with_unstorable_text_is_bad_request_and_changes_nothing
     mover, _other = to_act(a, a, b)
     version = mover.state["version"]
     await mover.ws.send_str(
-        '{"type": "act", "id": "c%s", "version": %d, "action": {"kind": "pass"}}' % (bad, version)
+        '{"type": "act", "id": "c' + bad + '", "version": ' + str(version) + ', "action": {"kind": "pass"}}'
     )
     await expect_error(mover, "bad_request")
     await mover.send({"type": "ping"})
@@ -83,7 +83,9 @@ async def test_an_act_id_with_unstorable_text_is_bad_request_and_changes_nothing
 async def test_rest_bodies_with_unstorable_text_are_bad_request(make_client, bad):
     client = await make_client()
     r = await client.post(
-        "/api/players", data=('{"name": "Ada%s"}' % bad).encode(), headers={"Content-Type": "application/json"}
+        "/api/players",
+        data=(f'{{"name": "Ada{bad}"}}').encode(),
+        headers={"Content-Type": "application/json"},
     )
     assert r.status == 400, await r.text()
     assert (await r.json())["error"]["code"] == "bad_request"
@@ -91,7 +93,7 @@ async def test_rest_bodies_with_unstorable_text_are_bad_request(make_client, bad
     m = await new_match(client, ada, opponent="human")
     r = await client.post(
         f"/api/matches/{m['match_id']}/join",
-        data=('{"invite": "%s%s"}' % (m["invite"]["code"], bad)).encode(),
+        data=('{{"invite": "{}{}"}}'.format(m["invite"]["code"], bad)).encode(),
         headers={**auth(bob), "Content-Type": "application/json"},
     )
     assert r.status == 400, await r.text()
@@ -118,7 +120,12 @@ async def test_a_match_id_path_with_unstorable_text_is_404_and_never_reaches_the
 
 # --- deeply nested JSON ----------------------------------------------------------------------
 
-NESTED = ["[" * 2000, "[" * 2000 + "]" * 2000, '{"type": "ping", "x": ' + "[" * 2000, '{"id": "c1", "x": ' + "{\"a\":" * 500]
+NESTED = [
+    "[" * 2000,
+    "[" * 2000 + "]" * 2000,
+    '{"type": "ping", "x": ' + "[" * 2000,
+    '{"id": "c1", "x": ' + '{"a":' * 500,
+]
 
 
 @pytest.mark.parametrize("nested", NESTED)
@@ -147,7 +154,9 @@ async def test_deeply_nested_json_is_bad_request_and_the_socket_stays_usable(
 async def test_a_deeply_nested_rest_body_is_bad_request(make_client, caplog, nested):
     client = await make_client()
     with caplog.at_level(logging.DEBUG):
-        r = await client.post("/api/players", data=nested.encode(), headers={"Content-Type": "application/json"})
+        r = await client.post(
+            "/api/players", data=nested.encode(), headers={"Content-Type": "application/json"}
+        )
         assert r.status == 400, await r.text()
         assert (await r.json())["error"]["code"] == "bad_request"
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
@@ -185,3 +194,28 @@ async def test_the_hello_deadline_holds_while_the_client_keeps_sending(make_clie
             await task
     assert code == 4001
     assert elapsed < 2.0
+
+
+# --- a reused action id ------------------------------------------------------------------------
+
+
+async def test_a_repeated_id_with_a_different_action_is_id_reused_not_the_old_ack(make_client):
+    client = await make_client()
+    _m, _ada, _bob, a, b = await human_match(client)
+    mover, other = to_act(a, a, b)
+    version = mover.state["version"]
+    await mover.act({"kind": "pass"}, id="same")
+    assert (await mover.recv()) == {"type": "ack", "id": "same", "version": version + 1}
+    await mover.recv_until("state")
+    await other.recv_until("state")
+    await other.act({"kind": "pass"}, version=version + 1)
+    await other.recv_until("ack")
+    await mover.recv_until("state")
+    assert mover.state["view"]["hand"]["to_act"] == mover.state["view"]["seat"]
+    await mover.act({"kind": "draw", "source": "stock"}, id="same")
+    await expect_error(mover, "id_reused", "same")
+    await mover.act({"kind": "pass"}, version=version, id="same")  # a real retry: the old ack
+    assert (await mover.recv()) == {"type": "ack", "id": "same", "version": version + 1}
+    await mover.send({"type": "ping"})
+    assert (await mover.recv()) == {"type": "pong"}  # nothing changed: no state came
+    assert mover.state["version"] == version + 2
