@@ -22,6 +22,7 @@ from .errors import (
     BadRequest,
     Conflict,
     Forbidden,
+    IdReused,
     IllegalAction,
     MatchOver,
     NotYourTurn,
@@ -192,16 +193,28 @@ class Commands:
             self.metrics.action_errors.labels("bad_request").inc()
             raise from_rules_error(e) from e
 
+        def answered(live: LiveMatch) -> int | None:
+            """The version a repeated id was answered with; IdReused when it stood for another
+            action."""
+            if client_id is None or (seat, client_id) not in live.acks:
+                return None
+            before = live.acted.get((seat, client_id))
+            if before is not None and _same_action(before, parsed):
+                return live.acks[(seat, client_id)]
+            raise IdReused(f"the id {client_id!r} was already used for another action")
+
         async def body(live: LiveMatch) -> tuple[int, bool]:
-            if client_id is not None and (seat, client_id) in live.acks:
-                return live.acks[(seat, client_id)], True
+            repeated = answered(live)
+            if repeated is not None:
+                return repeated, True
             meta = live.meta
             if meta.status != "active" or version != meta.version or live.state.to_act != seat:
                 # About to refuse: first make sure it is not our copy that is behind (another
                 # process may have written). Costs a read only on this path.
                 await self.writer.catch_up(live)
-                if client_id is not None and (seat, client_id) in live.acks:
-                    return live.acks[(seat, client_id)], True
+                repeated = answered(live)
+                if repeated is not None:
+                    return repeated, True
                 meta = live.meta
             if meta.status == "finished":
                 raise IllegalAction("the match is over")
@@ -211,6 +224,9 @@ class Commands:
                 raise StaleVersion(f"the match is at version {meta.version}, not {version}")
             if live.state.to_act != seat:
                 raise NotYourTurn(f"it is seat {live.state.to_act}'s turn")
+            if client_id is not None:
+                # Before the write: once it lands, the ack and this agree.
+                live.acted[(seat, client_id)] = parsed.to_wire()
             await self.writer.apply(live, seat, parsed, client_id, on_commit)
             return live.meta.version, False
 
@@ -219,3 +235,10 @@ class Commands:
         except ServiceError as e:
             self.metrics.action_errors.labels(e.code).inc()
             raise
+
+
+def _same_action(stored: dict[str, Any], action: Action) -> bool:
+    try:
+        return Action.from_wire(stored) == action
+    except RulesError:
+        return False

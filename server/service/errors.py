@@ -13,6 +13,7 @@ send the same code (the transport maps codes to HTTP statuses, in one table).
     │   ├── AlreadyJoined   already_joined
     │   ├── MatchOver       match_over
     │   ├── StaleVersion    stale_version
+    │   ├── IdReused        id_reused         an act id already used for another action
     │   ├── NotYourTurn     not_your_turn
     │   └── IllegalAction   illegal_action
     ├── TooLarge            too_large
@@ -74,6 +75,13 @@ class StaleVersion(Conflict):
     code = "stale_version"
 
 
+class IdReused(Conflict):
+    """An ``act`` whose id this seat already used for a different action (the same id with the
+    same action is a retry, answered with the original ack)."""
+
+    code = "id_reused"
+
+
 class NotYourTurn(Conflict):
     code = "not_your_turn"
 
@@ -115,6 +123,7 @@ __all__ = [
     "BadRequest",
     "Conflict",
     "Forbidden",
+    "IdReused",
     "IllegalAction",
     "MatchNotOver",
     "MatchOver",

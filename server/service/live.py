@@ -40,6 +40,11 @@ class LiveMatch:
     state: MatchState
     seq: int
     acks: dict[tuple[int, str], int]
+    """The version each (seat, client id) was answered with."""
+    acted: dict[tuple[int, str], dict[str, Any]] = field(default_factory=dict)
+    """The wire action each (seat, client id) was last given with (a key without an ack is an
+    attempt that did not land and means nothing): a repeated id is a retry only with the same
+    action."""
     bot: Any = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     subscribers: set[Subscriber] = field(default_factory=set)
@@ -117,7 +122,7 @@ class MatchCache:
             if loaded is None:
                 raise NotFound(f"no match {match_id!r}")
             meta, actions = loaded
-            live = LiveMatch(meta, replay(meta, actions), len(actions), acks(actions))
+            live = LiveMatch(meta, replay(meta, actions), len(actions), acks(actions), acted(actions))
             live.bot = self.make_bot(meta)
             self.remember(live)
             future.set_result(live)
@@ -142,6 +147,7 @@ class MatchCache:
         live.state = replay(meta, actions)
         live.seq = len(actions)
         live.acks = acks(actions)
+        live.acted = acted(actions)
         live.stale = False
 
     async def behind(self, live: LiveMatch) -> bool:
@@ -207,6 +213,11 @@ def replay(meta: MatchMeta, actions: list[StoredAction]) -> MatchState:
 def acks(actions: list[StoredAction]) -> dict[tuple[int, str], int]:
     """The version each (seat, client id) was answered with."""
     return {(a.seat, a.client_id): a.version for a in actions if a.client_id is not None}
+
+
+def acted(actions: list[StoredAction]) -> dict[tuple[int, str], dict[str, Any]]:
+    """The action each (seat, client id) stands for."""
+    return {(a.seat, a.client_id): a.action for a in actions if a.client_id is not None}
 
 
 def plausible_id(match_id: str) -> bool:

@@ -18,6 +18,7 @@ HTTP_STATUS: dict[str, int] = {
     "already_joined": 409,
     "match_over": 409,
     "stale_version": 409,
+    "id_reused": 409,
     "not_your_turn": 409,
     "illegal_action": 409,
     "too_large": 413,

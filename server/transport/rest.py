@@ -8,6 +8,7 @@ Every ``/api`` call except creating a player and reading public documents needs
 from __future__ import annotations
 
 import hashlib
+import re
 
 import msgspec
 from aiohttp import web
@@ -15,7 +16,7 @@ from aiohttp import web
 from server.bots import DIFFICULTIES
 from server.rules import RULES
 from server.service import PlayerRecord
-from server.service.errors import BadRequest, Unauthorized
+from server.service.errors import BadRequest, NotFound, Unauthorized
 from server.storage import reachable
 from server.wire import convert
 from server.wire import messages as w
@@ -63,6 +64,18 @@ def _ws_url(request: web.Request) -> str:
 
 def _base_url(request: web.Request) -> str:
     return f"{request.scheme}://{request.host}"
+
+
+_MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def _match_id(request: web.Request) -> str:
+    """The path's match id; one no match can have (a NUL, a surrogate, an undecodable escape,
+    any character outside a match id's alphabet) is ``not_found`` without asking the store."""
+    match_id = request.match_info["match_id"]
+    if not _MATCH_ID.fullmatch(match_id):
+        raise NotFound(f"no match {match_id!r}")
+    return match_id
 
 
 def _int_query(request: web.Request, name: str, default: int) -> int:
@@ -139,14 +152,14 @@ async def list_matches(request: web.Request) -> web.Response:
 @routes.get("/api/matches/{match_id}")
 async def match_details(request: web.Request) -> web.Response:
     player = await _player(request)
-    meta, hands = await request.app[SERVICE].details(player, request.match_info["match_id"])
+    meta, hands = await request.app[SERVICE].details(player, _match_id(request))
     return json_response(present.details(meta, player.player_id, hands))
 
 
 @routes.get("/api/matches/{match_id}/record")
 async def match_record(request: web.Request) -> web.Response:
     player = await _player(request)
-    rec = await request.app[SERVICE].record(player, request.match_info["match_id"])
+    rec = await request.app[SERVICE].record(player, _match_id(request))
     return json_response(present.record(rec))
 
 
@@ -154,14 +167,14 @@ async def match_record(request: web.Request) -> web.Response:
 async def join_match(request: web.Request) -> web.Response:
     player = await _player(request)
     body: w.JoinMatch = decode_body(await request.read(), w.JoinMatch)
-    meta, _seat = await request.app[SERVICE].join(player, request.match_info["match_id"], body.invite)
+    meta, _seat = await request.app[SERVICE].join(player, _match_id(request), body.invite)
     return json_response(present.joined(meta, player.player_id, ws_url=_ws_url(request)))
 
 
 @routes.post("/api/matches/{match_id}/resign")
 async def resign_match(request: web.Request) -> web.Response:
     player = await _player(request)
-    meta = await request.app[SERVICE].resign(player, request.match_info["match_id"])
+    meta = await request.app[SERVICE].resign(player, _match_id(request))
     return json_response(present.summary(meta, player.player_id))
 
 

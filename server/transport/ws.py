@@ -248,10 +248,15 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
     conn = Connection(ws, request.app[SERVICE], request)
     sockets.add(ws)
     metrics.ws_connections.inc()
+    loop = asyncio.get_running_loop()
+    # One deadline from when the socket opened: pings, pongs and garbage do not extend it.
+    hello_deadline = loop.time() + limits.ws_hello_timeout
     try:
         while not ws.closed:
-            timeout = None if conn.live is not None else limits.ws_hello_timeout
+            timeout = None if conn.live is not None else max(0.0, hello_deadline - loop.time())
             try:
+                if timeout == 0.0:
+                    raise TimeoutError
                 msg = await ws.receive(timeout=timeout)
             except TimeoutError:
                 conn.error(Unauthorized("no hello received in time"))

@@ -38,6 +38,11 @@ Version = Annotated[int, Meta(ge=0)]
 Timestamp = Annotated[str, Meta(extra_json_schema={"format": "date-time"}, examples=["2026-11-29T15:00:00Z"])]
 MeldCards = Annotated[list[Card], Meta(description="One meld's cards, in order")]
 Status = Literal["waiting", "active", "finished"]
+
+STORABLE = "^[^\\x00]*$"
+"""The pattern of every client text field: no NUL, which the databases cannot store (Postgres
+refuses it). Lone surrogates cannot arrive at all: msgspec's JSON decoder refuses a ``\\ud800``
+escape without its pair as malformed JSON, and raw ones are not UTF-8."""
 Opponent = Literal["computer", "human"]
 ActionKind = Literal["take_upcard", "pass", "draw", "discard", "knock"]
 
@@ -215,14 +220,16 @@ class View(_Wire):
 
 # --- WebSocket messages --------------------------------------------------------------------------
 
-ClientId = Annotated[str, Meta(min_length=1, max_length=64, description="The client's id for this action")]
+ClientId = Annotated[
+    str, Meta(min_length=1, max_length=64, pattern=STORABLE, description="The client's id for this action")
+]
 
 
 class Hello(_Wire, tag="hello", tag_field="type"):
     """Bind this socket to a seat (player token) or as a watcher (watch token)."""
 
-    match: Annotated[str, Meta(min_length=1, max_length=64)]
-    token: Annotated[str, Meta(min_length=1, max_length=128)]
+    match: Annotated[str, Meta(min_length=1, max_length=64, pattern=STORABLE)]
+    token: Annotated[str, Meta(min_length=1, max_length=128, pattern=STORABLE)]
     version: Annotated[Version | None, Meta(description="The last version the client saw (on reconnect)")] = (
         None
     )
@@ -262,6 +269,7 @@ WsErrorCode = Literal[
     "not_your_turn",
     "illegal_action",
     "stale_version",
+    "id_reused",
     "rate_limited",
     "too_large",
     "unavailable",
@@ -278,6 +286,7 @@ ErrorCode = Literal[
     "already_joined",
     "match_over",
     "stale_version",
+    "id_reused",
     "not_your_turn",
     "illegal_action",
     "too_large",
@@ -310,7 +319,9 @@ ServerMessage = State | Ack | Error | Pong
 
 # --- REST ----------------------------------------------------------------------------------------
 
-Name = Annotated[str, Meta(min_length=1, max_length=40, description="Display name, 1 to 40 characters")]
+Name = Annotated[
+    str, Meta(min_length=1, max_length=40, pattern=STORABLE, description="Display name, 1 to 40 characters")
+]
 
 
 class CreatePlayer(_Wire):
@@ -324,7 +335,7 @@ class CreateMatch(_Wire):
 
 
 class JoinMatch(_Wire):
-    invite: Annotated[str, Meta(min_length=1, max_length=64)]
+    invite: Annotated[str, Meta(min_length=1, max_length=64, pattern=STORABLE)]
 
 
 class NewPlayer(_Wire):

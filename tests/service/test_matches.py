@@ -21,6 +21,7 @@ from server.service import (
 )
 from server.service.errors import (
     BadRequest,
+    IdReused,
     IllegalAction,
     NotYourTurn,
     StaleVersion,
@@ -758,3 +759,29 @@ async def test_the_store_keeps_each_finished_hand_and_the_outcome_in_their_store
     assert meta.outcome == stored_outcome(live.state.outcome) and meta.outcome["reason"] == "resign"
     assert list(meta.outcome) == ["winner", "reason", "totals"]
     await service.close()
+
+
+async def test_a_repeated_id_with_another_action_is_id_reused_and_changes_nothing(engine):
+    service = MatchService(SqlStore(engine), bot_delay=0)
+    live, *_ = await human_match(service)
+    seat, version = live.state.to_act, live.meta.version
+    first = await service.act(live, seat, "once", version, {"kind": "pass"})
+    assert await service.act(live, seat, "once", version, {"kind": "pass"}) == (first[0], True)
+    other = live.state.to_act
+    second = await service.act(live, other, "two", live.meta.version, {"kind": "pass"})
+    now = live.meta.version
+    assert live.state.to_act == seat
+    with pytest.raises(IdReused):  # the same id, another action (now legal): not its old ack
+        await service.act(live, seat, "once", now, {"kind": "draw", "source": "stock"})
+    assert live.meta.version == now
+    # After a reload from the store (a restart) it is still remembered with its action.
+    fresh = MatchService(SqlStore(engine), bot_delay=0)
+    again = await fresh.cache.get(live.match_id)
+    with pytest.raises(IdReused):
+        await fresh.act(again, seat, "once", now, {"kind": "draw", "source": "stock"})
+    assert await fresh.act(again, seat, "once", now, {"kind": "pass"}) == (first[0], True)
+    assert await fresh.act(again, other, "two", now, {"kind": "pass"}) == (second[0], True)
+    _, actions = await SqlStore(engine).load_match(live.match_id)
+    assert [a.client_id for a in actions] == ["once", "two"]
+    await service.close()
+    await fresh.close()

@@ -80,14 +80,15 @@ async def test_a_repeated_id_after_a_restart_is_still_answered_as_before(make_cl
     state = await sock.hello(m["match_id"], ada["token"])
     while state["view"]["hand"]["to_act"] != 0:
         state = await sock.recv_until("state")
-    await sock.act(choose(state["view"], random.Random(0)), id="once")
+    action = choose(state["view"], random.Random(0))
+    await sock.act(action, id="once")
     ack = await sock.recv_until("ack")
     await client.close()
 
     client2 = await make_client()
     sock2 = await Socket.connect(client2)
     await sock2.hello(m["match_id"], ada["token"])
-    await sock2.act({"kind": "pass"}, version=state["version"], id="once")
+    await sock2.act(action, version=state["version"], id="once")  # a retry: the same action
     assert await sock2.recv_until("ack") == ack
 
 
