@@ -1,7 +1,8 @@
 """Fuzzing a real server process with bad input: thousands of malformed, oversized, out-of-turn,
 stale, duplicated and illegal WebSocket messages and REST bodies. Every one is answered with its
-own error (or, for a repeated action id, with the original ack), nothing changes (same views,
-versions and database rows before and after), and the server logs no traceback.
+own error (or, for a repeated action id with the same action, with the original ack), nothing
+changes (same views, versions and database rows before and after), and the server logs no
+traceback.
 
 The messages come from a seeded generator (``GINRUMMY_FUZZ_SEED`` to replay another seed); every
 case is built so that its right answer is known without asking the server.
@@ -128,11 +129,14 @@ def ws_case(rng: random.Random, role: str, ctx: dict[str, Any]) -> Case:
             stale += 1
         return Case(act(msg_id, stale, rng.choice(ALL_ACTIONS)), "stale_version", id=msg_id, resync=True)
     if pick < 0.75 and ctx["legit"] is not None:
-        # The action already applied, sent again (or another action under its id), by any socket
-        # of its seat, in turn or not: answered with the original ack, not applied again.
+        # The action already applied, sent again by any socket of its seat, in turn or not:
+        # answered with the original ack, not applied again. Another action under its id is
+        # id_reused.
         legit_id, legit_version, legit_msg = ctx["legit"]
-        payload = legit_msg if rng.random() < 0.5 else act(legit_id, version, rng.choice(ALL_ACTIONS))
-        return Case(payload, "ack", id=legit_id, ack_version=legit_version)
+        other = legit_msg if rng.random() < 0.5 else act(legit_id, version, rng.choice(ALL_ACTIONS))
+        if json.loads(other)["action"] == json.loads(legit_msg)["action"]:
+            return Case(other, "ack", id=legit_id, ack_version=legit_version)
+        return Case(other, "id_reused", id=legit_id)
     if role == "waiting":
         return Case(act(msg_id, version, rng.choice(ALL_ACTIONS)), "not_your_turn", id=msg_id)
     illegal = [a for a in ALL_ACTIONS if a not in ctx["legal"]]
