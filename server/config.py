@@ -77,7 +77,8 @@ class Limits:
     players_rate: str = "30/minute"
     """New identities per client address."""
     requests_rate: str = "600/minute"
-    """REST requests per player token (or client address when anonymous)."""
+    """REST requests per player token; a missing or unknown token counts against the client
+    address instead."""
 
 
 @dataclass(frozen=True, slots=True)

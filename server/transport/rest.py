@@ -45,16 +45,26 @@ def _bearer(request: web.Request) -> str | None:
 
 
 async def _limit(request: web.Request, token: str | None = None) -> None:
-    key = hashlib.sha256(token.encode()).hexdigest()[:32] if token else _client_key(request)
+    """Count a request against its player's token (only a token known to be a player's) or,
+    without one, against the client address."""
+    key = "t:" + hashlib.sha256(token.encode()).hexdigest()[:32] if token else _client_key(request)
     await request.app[LIMITER].hit("requests", key)
 
 
 async def _player(request: web.Request) -> PlayerRecord:
+    """The request's player. A missing or unknown token counts against the client address, so
+    random tokens cannot dodge the limit; a player's token counts against itself."""
     token = _bearer(request)
-    await _limit(request, token)
     if token is None:
+        await _limit(request)
         raise Unauthorized("missing token: send Authorization: Bearer TOKEN")
-    return await request.app[SERVICE].authenticate(token)
+    try:
+        player = await request.app[SERVICE].authenticate(token)
+    except Unauthorized:
+        await _limit(request)
+        raise
+    await _limit(request, token)
+    return player
 
 
 def _ws_url(request: web.Request) -> str:
@@ -78,14 +88,20 @@ def _match_id(request: web.Request) -> str:
     return match_id
 
 
+_QUERY_MAX = {"limit": 100, "offset": 2**31 - 1}
+"""The largest value each integer query parameter may take (larger is ``bad_request``)."""
+
+
 def _int_query(request: web.Request, name: str, default: int) -> int:
     raw = request.query.get(name)
     if raw is None:
         return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise BadRequest(f"{name} must be an integer") from None
+    if not raw.strip().lstrip("+-").isdigit() or len(raw) > 12:
+        raise BadRequest(f"{name} must be an integer from 0 to {_QUERY_MAX[name]}")
+    value = int(raw)
+    if not 0 <= value <= _QUERY_MAX[name]:
+        raise BadRequest(f"{name} must be an integer from 0 to {_QUERY_MAX[name]}")
+    return value
 
 
 @routes.post("/api/players")

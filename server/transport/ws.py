@@ -53,8 +53,9 @@ _PONG = Pong()
 
 
 def origin_allowed(request: web.Request, allowed: tuple[str, ...]) -> bool:
-    """Browsers send an Origin; it must be this server's own or one explicitly allowed.
-    Non-browser clients send none and are let through (they authenticate with tokens)."""
+    """Browsers send an Origin; it must be this server's own (same scheme and host: an
+    ``https://`` page is not a plain-http server's own) or one explicitly allowed. Non-browser
+    clients send none and are let through (they authenticate with tokens)."""
     origin = request.headers.get("Origin")
     if origin is None:
         return True
@@ -62,7 +63,7 @@ def origin_allowed(request: web.Request, allowed: tuple[str, ...]) -> bool:
     if "*" in allowed or origin in allowed:
         return True
     parts = urlsplit(origin)
-    return parts.scheme in ("http", "https") and parts.netloc == request.host
+    return parts.scheme == request.scheme and parts.netloc == request.host
 
 
 class Connection:

@@ -1,0 +1,92 @@
+"""One client cannot exhaust the server: random tokens do not dodge the rate limit, matches per
+player and sockets per address and per match are capped, huge query numbers are a 400, and the
+WebSocket Origin check compares the scheme too."""
+
+from __future__ import annotations
+
+import secrets
+
+import pytest
+from aiohttp.test_utils import make_mocked_request
+
+from server.config import Limits
+from server.transport.ws import origin_allowed
+
+from .helpers import Socket, auth, new_player
+from .test_rest import error_of
+
+# --- 1. rate limits cannot be dodged with random tokens ------------------------------------------
+
+
+async def test_random_tokens_from_one_client_are_rate_limited(make_client):
+    client = await make_client(limits=Limits(requests_rate="5/minute"))
+    for _ in range(5):
+        r = await client.get("/api/matches", headers={"Authorization": f"Bearer {secrets.token_hex(16)}"})
+        await error_of(r, 401, "unauthorized")
+    r = await client.get("/api/matches", headers={"Authorization": f"Bearer {secrets.token_hex(16)}"})
+    error = await error_of(r, 429, "rate_limited")
+    assert error["limit"] == "requests"
+
+
+async def test_missing_and_random_tokens_share_the_address_limit(make_client):
+    client = await make_client(limits=Limits(requests_rate="4/minute"))
+    for i in range(4):
+        headers = {} if i % 2 else {"Authorization": f"Bearer {secrets.token_hex(16)}"}
+        await error_of(await client.get("/api/matches", headers=headers), 401, "unauthorized")
+    await error_of(await client.get("/api/matches"), 429, "rate_limited")
+
+
+async def test_a_player_is_not_limited_by_random_tokens_from_elsewhere(make_client):
+    client = await make_client(limits=Limits(requests_rate="3/minute"))
+    ada = await new_player(client)
+    for _ in range(3):
+        r = await client.get("/api/matches", headers={"Authorization": f"Bearer {secrets.token_hex(16)}"})
+        await error_of(r, 401, "unauthorized")
+    # The address is spent, but Ada's token is a player's: it counts against itself.
+    assert (await client.get("/api/matches", headers=auth(ada))).status == 200
+
+
+# --- 5. query numbers are bounded ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["offset=99999999999999999999", "offset=-1", "limit=99999999999999999999", "offset=1e9", "limit=abc"],
+)
+async def test_out_of_range_query_numbers_are_bad_request(make_client, query):
+    client = await make_client()
+    ada = await new_player(client)
+    await error_of(await client.get(f"/api/matches?{query}", headers=auth(ada)), 400, "bad_request")
+
+
+async def test_a_large_but_bounded_offset_is_an_empty_page(make_client):
+    client = await make_client()
+    ada = await new_player(client)
+    r = await client.get("/api/matches?offset=2147483647", headers=auth(ada))
+    assert r.status == 200 and (await r.json())["matches"] == []
+
+
+# --- 6. the Origin check compares the scheme ------------------------------------------------------
+
+
+async def test_an_https_origin_is_refused_by_a_plain_http_server(make_client):
+    client = await make_client()
+    sock = await Socket.connect(client, headers={"Origin": f"https://{client.host}:{client.port}"})
+    assert await sock.closed() == 1008
+
+
+@pytest.mark.parametrize(
+    ("origin", "secure", "allowed"),
+    [
+        ("http://game.example", False, True),
+        ("https://game.example", False, False),
+        ("https://game.example", True, True),
+        ("http://game.example", True, False),
+        ("ftp://game.example", False, False),
+    ],
+)
+def test_the_origin_must_match_the_servers_scheme(origin, secure, allowed):
+    request = make_mocked_request("GET", "/ws", headers={"Host": "game.example", "Origin": origin})
+    if secure:
+        request = request.clone(scheme="https")
+    assert origin_allowed(request, ()) is allowed
