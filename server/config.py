@@ -76,6 +76,10 @@ class Limits:
     http_max_body: int = 4096
     players_rate: str = "30/minute"
     """New identities per client address."""
+    max_waiting_matches: int = 5
+    """Matches one player may have waiting for an opponent; one more is ``too_many_matches``."""
+    max_active_matches: int = 20
+    """Matches one player may have in play (creating or joining one more: ``too_many_matches``)."""
     requests_rate: str = "600/minute"
     """REST requests per player token; a missing or unknown token counts against the client
     address instead."""

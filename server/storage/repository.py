@@ -160,6 +160,11 @@ class SqlStore:
             ).all()
         return [_meta(*r) for r in rows], total
 
+    async def count_matches(self, player_id: str, status: str) -> int:
+        where = and_(or_(Match.seat0_id == player_id, Match.seat1_id == player_id), Match.status == status)
+        async with self.sessions() as s:
+            return int((await s.execute(select(func.count()).select_from(Match).where(where))).scalar_one())
+
     async def finished_hands(self, match_id: str) -> list[FinishedHand]:
         async with self.sessions() as s:
             rows = (

@@ -16,6 +16,7 @@ from aiohttp import web
 from server.bots import DIFFICULTIES
 from server.rules import RULES
 from server.service import PlayerRecord
+from server.service.commands import MatchCaps
 from server.service.errors import BadRequest, NotFound, Unauthorized
 from server.storage import reachable
 from server.wire import convert
@@ -65,6 +66,11 @@ async def _player(request: web.Request) -> PlayerRecord:
         raise
     await _limit(request, token)
     return player
+
+
+def _caps(request: web.Request) -> MatchCaps:
+    limits = request.app[SETTINGS].limits
+    return MatchCaps(waiting=limits.max_waiting_matches, active=limits.max_active_matches)
 
 
 def _ws_url(request: web.Request) -> str:
@@ -129,7 +135,7 @@ async def create_match(request: web.Request) -> web.Response:
     player = await _player(request)
     body: w.CreateMatch = decode_body(await request.read(), w.CreateMatch)
     created = await request.app[SERVICE].create_match(
-        player, opponent=body.opponent, difficulty=body.difficulty, rules=body.rules
+        player, opponent=body.opponent, difficulty=body.difficulty, rules=body.rules, caps=_caps(request)
     )
     meta = created.meta
     invite = None
@@ -183,7 +189,7 @@ async def match_record(request: web.Request) -> web.Response:
 async def join_match(request: web.Request) -> web.Response:
     player = await _player(request)
     body: w.JoinMatch = decode_body(await request.read(), w.JoinMatch)
-    meta, _seat = await request.app[SERVICE].join(player, _match_id(request), body.invite)
+    meta, _seat = await request.app[SERVICE].join(player, _match_id(request), body.invite, _caps(request))
     return json_response(present.joined(meta, player.player_id, ws_url=_ws_url(request)))
 
 

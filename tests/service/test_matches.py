@@ -785,3 +785,24 @@ async def test_a_repeated_id_with_another_action_is_id_reused_and_changes_nothin
     assert [a.client_id for a in actions] == ["once", "two"]
     await service.close()
     await fresh.close()
+
+
+async def test_the_service_caps_a_players_waiting_and_active_matches(engine):
+    from server.service import MatchCaps
+    from server.service.errors import TooManyMatches
+
+    service = MatchService(SqlStore(engine), bot_delay=0)
+    ada, _ = await service.create_player("Ada")
+    bob, _ = await service.create_player("Bob")
+    caps = MatchCaps(waiting=1, active=1)
+    await service.create_match(ada, opponent="human", caps=caps)
+    with pytest.raises(TooManyMatches):
+        await service.create_match(ada, opponent="human", caps=caps)
+    await service.create_match(ada, caps=caps)
+    with pytest.raises(TooManyMatches):
+        await service.create_match(ada, caps=caps)
+    theirs = await service.create_match(bob, opponent="human", caps=caps)
+    with pytest.raises(TooManyMatches):
+        await service.join(ada, theirs.meta.match_id, theirs.invite, caps)
+    assert (await service.store.load_meta(theirs.meta.match_id)).status == "waiting"  # nothing changed
+    await service.close()

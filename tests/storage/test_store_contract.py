@@ -259,3 +259,21 @@ async def test_what_a_store_hands_out_shares_nothing_with_what_it_keeps(store):
     loaded.scores[0] = 99
     loaded.seat_ids[1] = "p_someone"
     assert await store.load_meta(meta.match_id) == meta
+
+
+async def test_matches_are_counted_by_player_and_status(store):
+    ada, bob = await make_player(store, "Ada"), await make_player(store, "Bob")
+    await make_match(store, ada)
+    await make_match(store, ada)
+    await make_match(store, ada, opponent="human", difficulty=None, status="waiting")
+    m = await make_match(store, bob, opponent="human", difficulty=None, status="waiting")
+    assert await store.count_matches(ada.player_id, "active") == 2
+    assert await store.count_matches(ada.player_id, "waiting") == 1
+    assert await store.count_matches(ada.player_id, "finished") == 0
+    assert await store.count_matches(bob.player_id, "active") == 0
+    # Ada joins Bob's match: it is in play for both of them now, in either seat.
+    joined = _next(m, seat_ids=[bob.player_id, ada.player_id], seat_names=["Bob", "Ada"], status="active")
+    assert await store.commit(Change(0, joined))
+    assert await store.count_matches(ada.player_id, "active") == 3
+    assert await store.count_matches(bob.player_id, "active") == 1
+    assert await store.count_matches(bob.player_id, "waiting") == 0

@@ -4,6 +4,7 @@ WebSocket Origin check compares the scheme too."""
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 
 import pytest
@@ -12,7 +13,7 @@ from aiohttp.test_utils import make_mocked_request
 from server.config import Limits
 from server.transport.ws import origin_allowed
 
-from .helpers import Socket, auth, new_player
+from .helpers import Socket, auth, new_match, new_player
 from .test_rest import error_of
 
 # --- 1. rate limits cannot be dodged with random tokens ------------------------------------------
@@ -90,3 +91,47 @@ def test_the_origin_must_match_the_servers_scheme(origin, secure, allowed):
     if secure:
         request = request.clone(scheme="https")
     assert origin_allowed(request, ()) is allowed
+
+
+# --- 2. caps on matches per player ----------------------------------------------------------------
+
+
+async def test_a_player_may_have_only_so_many_waiting_matches(make_client):
+    client = await make_client(limits=Limits(max_waiting_matches=3))
+    ada = await new_player(client)
+    for _ in range(3):
+        await new_match(client, ada, opponent="human")
+    r = await client.post("/api/matches", json={"opponent": "human"}, headers=auth(ada))
+    error = await error_of(r, 409, "too_many_matches")
+    assert "3" in error["message"]
+    # Waiting matches do not count against matches in play, nor another player's cap.
+    await new_match(client, ada)
+    await new_match(client, await new_player(client, "Bob"), opponent="human")
+
+
+async def test_a_player_may_have_only_so_many_active_matches(make_client):
+    client = await make_client(limits=Limits(max_active_matches=2))
+    ada, bob = await new_player(client, "Ada"), await new_player(client, "Bob")
+    await new_match(client, ada)
+    await new_match(client, ada)
+    await error_of(await client.post("/api/matches", json={}, headers=auth(ada)), 409, "too_many_matches")
+    # Joining would be a third match in play, too.
+    m = await new_match(client, bob, opponent="human")
+    r = await client.post(
+        f"/api/matches/{m['match_id']}/join", json={"invite": m["invite"]["code"]}, headers=auth(ada)
+    )
+    await error_of(r, 409, "too_many_matches")
+    # Resigning one frees a place.
+    listed = await (await client.get("/api/matches?status=active", headers=auth(ada))).json()
+    first = listed["matches"][0]["match_id"]
+    assert (await client.post(f"/api/matches/{first}/resign", headers=auth(ada))).status == 200
+    await new_match(client, ada)
+
+
+async def test_a_burst_of_creates_does_not_pass_the_cap(make_client):
+    client = await make_client(limits=Limits(max_waiting_matches=3))
+    ada = await new_player(client)
+    answers = await asyncio.gather(
+        *(client.post("/api/matches", json={"opponent": "human"}, headers=auth(ada)) for _ in range(10))
+    )
+    assert sorted(r.status for r in answers) == [201] * 3 + [409] * 7
