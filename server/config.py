@@ -71,6 +71,12 @@ class Limits:
     """Per-connection message rate; over it a message gets ``rate_limited``."""
     ws_max_errors: int = 50
     """Errors in a row after which the socket is closed with 4008."""
+    ws_max_per_address: int = 100
+    """Sockets open at once from one client address (per server process); past it the upgrade
+    is answered ``429 rate_limited``."""
+    ws_max_per_match: int = 50
+    """Sockets bound to one match at once, players' and watchers' (per server process); a
+    ``hello`` past it gets ``rate_limited`` and close 4029."""
     ws_heartbeat: float = 20.0
     ws_hello_timeout: float = 30.0
     http_max_body: int = 4096

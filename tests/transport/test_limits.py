@@ -8,6 +8,7 @@ import asyncio
 import secrets
 
 import pytest
+from aiohttp import WSMsgType, WSServerHandshakeError
 from aiohttp.test_utils import make_mocked_request
 
 from server.config import Limits
@@ -135,3 +136,48 @@ async def test_a_burst_of_creates_does_not_pass_the_cap(make_client):
         *(client.post("/api/matches", json={"opponent": "human"}, headers=auth(ada)) for _ in range(10))
     )
     assert sorted(r.status for r in answers) == [201] * 3 + [409] * 7
+
+
+# --- 4. caps on sockets ---------------------------------------------------------------------------
+
+
+async def test_sockets_from_one_address_are_capped_before_the_upgrade(make_client):
+    client = await make_client(limits=Limits(ws_max_per_address=3))
+    socks = [await Socket.connect(client) for _ in range(3)]
+    with pytest.raises(WSServerHandshakeError) as refused:
+        await client.ws_connect("/ws")
+    assert refused.value.status == 429
+    r = await client.get("/ws", headers={"Upgrade": "websocket", "Connection": "Upgrade"})
+    error = await error_of(r, 429, "rate_limited")
+    assert error["limit"] == "address_sockets" and "Retry-After" in r.headers
+    # Closing one frees a place.
+    await socks[0].ws.close()
+    await asyncio.sleep(0.1)
+    again = await Socket.connect(client)
+    await again.send({"type": "ping"})
+    assert await again.recv() == {"type": "pong"}
+
+
+async def test_sockets_on_one_match_are_capped_at_hello(make_client):
+    client = await make_client(limits=Limits(ws_max_per_match=2))
+    ada = await new_player(client)
+    m = await new_match(client, ada)
+    first, second, third = [await Socket.connect(client) for _ in range(3)]
+    await first.hello(m["match_id"], ada["token"])
+    await second.hello(m["match_id"], m["watch_token"])
+    await third.send({"type": "hello", "match": m["match_id"], "token": m["watch_token"]})
+    error = await third.recv()
+    assert error["type"] == "error" and error["code"] == "rate_limited" and error["limit"] == "match_sockets"
+    closing = await third.ws.receive(timeout=10)
+    assert closing.type == WSMsgType.CLOSE
+    assert (closing.data, closing.extra) == (4008, "too many sockets on this match")
+    # Another match is not affected, and a socket that leaves frees its place.
+    other = await new_match(client, ada)
+    fourth = await Socket.connect(client)
+    assert (await fourth.hello(other["match_id"], ada["token"]))["type"] == "state"
+    await second.ws.close()
+    await asyncio.sleep(0.1)
+    fifth = await Socket.connect(client)
+    assert (await fifth.hello(m["match_id"], m["watch_token"]))["type"] == "state"
+    # A hello again on the match a socket is bound to does not count twice.
+    assert (await first.hello(m["match_id"], ada["token"]))["type"] == "state"
