@@ -222,6 +222,30 @@ class Commands:
 
         return await self.writer.exclusive(live, body)
 
+    async def cancel(self, player: PlayerRecord, match_id: str) -> MatchMeta:
+        """The creator withdraws a match nobody has joined: it is deleted (it has no actions and
+        no hands, so it counts in nobody's statistics) and its invite stops working. Returns the
+        match as it was."""
+        live = await self.cache.get(match_id)
+
+        async def body(live: LiveMatch) -> MatchMeta:
+            await self.writer.catch_up(live)  # joined through another process?
+            seat = seat_of(live.meta, player)
+            if seat != 0:
+                raise Forbidden("only the player who created the match may cancel it")
+            if live.meta.status == "finished":
+                raise MatchOver("the match is already over")
+            if live.meta.status != "waiting":
+                raise Conflict("someone has joined this match: resign instead")
+            if not await self.store.delete_waiting_match(match_id, live.meta.version):
+                await self.cache.reload(live)  # it changed under us; nothing was deleted
+                raise Conflict("the match changed meanwhile; look at it again")
+            self.cache.forget(live)
+            log.info("match cancelled", extra={"match_id": match_id})
+            return live.meta.copy()
+
+        return await self.writer.exclusive(live, body)
+
     async def act(
         self,
         live: LiveMatch,

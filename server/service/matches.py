@@ -190,6 +190,9 @@ class MatchService:
     async def resign(self, player: PlayerRecord, match_id: str) -> MatchMeta:
         return await self.commands.resign(player, match_id)
 
+    async def cancel(self, player: PlayerRecord, match_id: str) -> MatchMeta:
+        return await self.commands.cancel(player, match_id)
+
     async def act(
         self,
         live: LiveMatch,

@@ -166,6 +166,11 @@ class Store(Protocol):
         limit: int,
         offset: int,
     ) -> tuple[list[MatchMeta], int]: ...
+    async def delete_waiting_match(self, match_id: str, version: int) -> bool:
+        """Delete the match if it is still ``waiting`` at ``version`` (nobody joined: it has no
+        actions or hands); False (and nothing deleted) otherwise."""
+        ...
+
     async def count_matches(self, player_id: str, status: str) -> int:
         """How many matches with ``status`` the player has a seat in."""
         ...

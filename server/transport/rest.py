@@ -29,6 +29,7 @@ from .asyncapi import asyncapi_document
 from .keys import ENGINE, LIMITER, METRICS, SERVICE, SETTINGS
 from .openapi import docs_page, openapi_document
 from .wire import decode_body
+from .ws import close_match_sockets
 
 routes = web.RouteTableDef()
 
@@ -198,6 +199,15 @@ async def resign_match(request: web.Request) -> web.Response:
     player = await _player(request)
     meta = await request.app[SERVICE].resign(player, _match_id(request))
     return json_response(present.summary(meta, player.player_id))
+
+
+@routes.post("/api/matches/{match_id}/cancel")
+async def cancel_match(request: web.Request) -> web.Response:
+    player = await _player(request)
+    match_id = _match_id(request)
+    await request.app[SERVICE].cancel(player, match_id)
+    await close_match_sockets(request.app, match_id)
+    return web.Response(status=204)
 
 
 @routes.get("/api/rules")

@@ -60,10 +60,11 @@ _PONG = Pong()
 
 @dataclass(slots=True)
 class SocketCounts:
-    """This process's open sockets per client address and per match (a watcher counts too)."""
+    """This process's open sockets per client address, and the connections bound to each match
+    (a watcher's too)."""
 
     by_address: Counter[str] = field(default_factory=Counter)
-    by_match: Counter[str] = field(default_factory=Counter)
+    by_match: dict[str, set[Connection]] = field(default_factory=dict)
 
     @staticmethod
     def drop(counter: Counter[str], key: str) -> None:
@@ -219,7 +220,7 @@ class Connection:
             return self._tolerable()
         cap = self.settings.limits.ws_max_per_match
         rebinding = self.live is not None and self.live.match_id == live.match_id
-        if not rebinding and self.counts.by_match[live.match_id] >= cap:
+        if not rebinding and len(self.counts.by_match.get(live.match_id, ())) >= cap:
             self.error(
                 RateLimited(
                     f"this match already has {cap} sockets open; close one first",
@@ -230,7 +231,7 @@ class Connection:
             await self.close(CLOSE_TOO_MANY_SOCKETS, "too many sockets on this match")
             return False
         await self.unbind()
-        self.counts.by_match[live.match_id] += 1
+        self.counts.by_match.setdefault(live.match_id, set()).add(self)
         self.live, self.seat = live, seat
         self.errors_in_a_row = 0
         await self.service.subscribe(live, self)
@@ -270,7 +271,11 @@ class Connection:
     async def unbind(self) -> None:
         live, self.live = self.live, None
         if live is not None:
-            SocketCounts.drop(self.counts.by_match, live.match_id)
+            bound = self.counts.by_match.get(live.match_id)
+            if bound is not None:
+                bound.discard(self)
+                if not bound:
+                    del self.counts.by_match[live.match_id]
             await self.service.unsubscribe(live, self)
 
 
@@ -347,6 +352,15 @@ async def _serve(request: web.Request, ws: web.WebSocketResponse, allowed: bool)
                 if not ws.closed:
                     await ws.close()
     return ws
+
+
+async def close_match_sockets(app: web.Application, match_id: str) -> None:
+    """Close this process's sockets bound to ``match_id`` (it was cancelled): code 4004,
+    reason ``match cancelled``."""
+    for conn in list(app[SOCKET_COUNTS].by_match.get(match_id, ())):
+        with contextlib.suppress(Exception):
+            await conn.unbind()
+            await conn.close(CLOSE_UNKNOWN_MATCH, "match cancelled")
 
 
 def setup(app: web.Application) -> None:

@@ -181,3 +181,69 @@ async def test_sockets_on_one_match_are_capped_at_hello(make_client):
     assert (await fifth.hello(m["match_id"], m["watch_token"]))["type"] == "state"
     # A hello again on the match a socket is bound to does not count twice.
     assert (await first.hello(m["match_id"], ada["token"]))["type"] == "state"
+
+
+# --- 3. a creator can cancel a waiting match ---------------------------------------------------------
+
+
+async def test_the_creator_cancels_a_waiting_match_and_its_invite_stops_working(make_client):
+    client = await make_client()
+    ada, bob = await new_player(client, "Ada"), await new_player(client, "Bob")
+    m = await new_match(client, ada, opponent="human")
+    watcher = await Socket.connect(client)
+    assert (await watcher.hello(m["match_id"], m["watch_token"]))["type"] == "state"
+    # Only the creator may cancel.
+    r = await client.post(f"/api/matches/{m['match_id']}/cancel", headers=auth(bob))
+    await error_of(r, 403, "forbidden")
+    r = await client.post(f"/api/matches/{m['match_id']}/cancel", headers=auth(ada))
+    assert r.status == 204 and await r.read() == b""
+    assert await watcher.closed() == 4004
+    r = await client.post(
+        f"/api/matches/{m['match_id']}/join", json={"invite": m["invite"]["code"]}, headers=auth(bob)
+    )
+    await error_of(r, 404, "not_found")
+    await error_of(await client.get(f"/api/matches/{m['match_id']}", headers=auth(ada)), 404, "not_found")
+    listed = await (await client.get("/api/matches", headers=auth(ada))).json()
+    assert listed["total"] == 0
+    stats = await (await client.get("/api/players/me/stats", headers=auth(ada))).json()
+    assert (stats["matches"], stats["wins"], stats["losses"]) == (0, 0, 0)
+    await error_of(
+        await client.post(f"/api/matches/{m['match_id']}/cancel", headers=auth(ada)), 404, "not_found"
+    )
+
+
+async def test_a_match_someone_joined_or_against_the_computer_cannot_be_cancelled(make_client):
+    client = await make_client()
+    ada, bob = await new_player(client, "Ada"), await new_player(client, "Bob")
+    m = await new_match(client, ada, opponent="human")
+    r = await client.post(
+        f"/api/matches/{m['match_id']}/join", json={"invite": m["invite"]["code"]}, headers=auth(bob)
+    )
+    assert r.status == 200
+    for who in (ada, bob):
+        r = await client.post(f"/api/matches/{m['match_id']}/cancel", headers=auth(who))
+        assert r.status in (403, 409), await r.text()
+    await error_of(
+        await client.post(f"/api/matches/{m['match_id']}/cancel", headers=auth(ada)), 409, "conflict"
+    )
+    c = await new_match(client, ada)
+    await error_of(
+        await client.post(f"/api/matches/{c['match_id']}/cancel", headers=auth(ada)), 409, "conflict"
+    )
+    assert (await client.post(f"/api/matches/{c['match_id']}/resign", headers=auth(ada))).status == 200
+    await error_of(
+        await client.post(f"/api/matches/{c['match_id']}/cancel", headers=auth(ada)), 409, "match_over"
+    )
+
+
+async def test_cancelling_frees_a_place_under_the_waiting_cap(make_client):
+    client = await make_client(limits=Limits(max_waiting_matches=1))
+    ada = await new_player(client)
+    m = await new_match(client, ada, opponent="human")
+    await error_of(
+        await client.post("/api/matches", json={"opponent": "human"}, headers=auth(ada)),
+        409,
+        "too_many_matches",
+    )
+    assert (await client.post(f"/api/matches/{m['match_id']}/cancel", headers=auth(ada))).status == 204
+    await new_match(client, ada, opponent="human")
