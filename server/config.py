@@ -71,13 +71,24 @@ class Limits:
     """Per-connection message rate; over it a message gets ``rate_limited``."""
     ws_max_errors: int = 50
     """Errors in a row after which the socket is closed with 4008."""
+    ws_max_per_address: int = 100
+    """Sockets open at once from one client address (per server process); past it the upgrade
+    is answered ``429 rate_limited``."""
+    ws_max_per_match: int = 50
+    """Sockets bound to one match at once, players' and watchers' (per server process); a
+    ``hello`` past it gets ``rate_limited`` and close 4029."""
     ws_heartbeat: float = 20.0
     ws_hello_timeout: float = 30.0
     http_max_body: int = 4096
     players_rate: str = "30/minute"
     """New identities per client address."""
+    max_waiting_matches: int = 5
+    """Matches one player may have waiting for an opponent; one more is ``too_many_matches``."""
+    max_active_matches: int = 20
+    """Matches one player may have in play (creating or joining one more: ``too_many_matches``)."""
     requests_rate: str = "600/minute"
-    """REST requests per player token (or client address when anonymous)."""
+    """REST requests per player token; a missing or unknown token counts against the client
+    address instead."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ It depends on the rules and the bots only; it never imports aiohttp or SQLAlchem
 from .clock import Clock, FakeClock, SystemClock
 from .errors import ServiceError
 from .ids import Ids, SecretIds, SequentialIds
-from .matches import CreatedMatch, LiveMatch, MatchService, Subscriber, hash_token
+from .matches import CreatedMatch, LiveMatch, MatchCaps, MatchService, Subscriber, hash_token
 from .metrics import Metrics
 from .ports import Broadcaster, InProcessBroadcaster, MatchMeta, MatchRecord, PlayerRecord, SeatUpdate, Store
 
@@ -19,6 +19,7 @@ __all__ = [
     "Ids",
     "InProcessBroadcaster",
     "LiveMatch",
+    "MatchCaps",
     "MatchMeta",
     "MatchRecord",
     "MatchService",

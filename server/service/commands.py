@@ -6,8 +6,10 @@ behind (another process may have written).
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import logging
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +30,7 @@ from .errors import (
     NotYourTurn,
     ServiceError,
     StaleVersion,
+    TooManyMatches,
     from_rules_error,
 )
 from .ids import Ids
@@ -49,6 +52,14 @@ class CreatedMatch:
     invite: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class MatchCaps:
+    """How many matches one player may have waiting for an opponent, and in play."""
+
+    waiting: int = 5
+    active: int = 20
+
+
 class Commands:
     def __init__(
         self,
@@ -67,6 +78,22 @@ class Commands:
         self.metrics = metrics
         self.clock = clock
         self.ids = ids
+        self._player_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    def _player_lock(self, player_id: str) -> asyncio.Lock:
+        """One lock per player (in this process): counting a player's matches and adding one
+        happen under it, so a burst of requests cannot all pass the count at once."""
+        lock = self._player_locks.get(player_id)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._player_locks[player_id] = lock
+        return lock
+
+    async def _check_cap(self, player: PlayerRecord, status: str, cap: int) -> None:
+        if await self.store.count_matches(player.player_id, status) >= cap:
+            what = "waiting for an opponent" if status == "waiting" else "in play"
+            hint = "cancel one or wait for someone to join" if status == "waiting" else "finish or resign one"
+            raise TooManyMatches(f"you already have {cap} matches {what}: {hint} first")
 
     async def create_match(
         self,
@@ -75,6 +102,7 @@ class Commands:
         opponent: str = "computer",
         difficulty: str = "normal",
         rules: str = "house",
+        caps: MatchCaps | None = None,
     ) -> CreatedMatch:
         if opponent not in OPPONENTS:
             raise BadRequest(f"opponent must be one of {list(OPPONENTS)}")
@@ -83,6 +111,15 @@ class Commands:
         if rules not in RULES:
             raise BadRequest(f"rules must be one of {sorted(RULES)}")
         self.writer.check_open()
+        caps = caps or MatchCaps()
+        async with self._player_lock(player.player_id):
+            if opponent == "computer":
+                await self._check_cap(player, "active", caps.active)
+            else:
+                await self._check_cap(player, "waiting", caps.waiting)
+            return await self._create(player, opponent, difficulty, rules)
+
+    async def _create(self, player: PlayerRecord, opponent: str, difficulty: str, rules: str) -> CreatedMatch:
         seed = self.ids.seed()
         state = new_match(rules, seed)
         watch_token = self.ids.token()
@@ -126,9 +163,18 @@ class Commands:
         self.computer.schedule(live)
         return CreatedMatch(meta.copy(), 0, watch_token, invite)
 
-    async def join(self, player: PlayerRecord, match_id: str, invite: Any) -> tuple[MatchMeta, int]:
+    async def join(
+        self, player: PlayerRecord, match_id: str, invite: Any, caps: MatchCaps | None = None
+    ) -> tuple[MatchMeta, int]:
         if not isinstance(invite, str) or not invite:
             raise BadRequest("invite must be the invite code")
+        caps = caps or MatchCaps()
+        async with self._player_lock(player.player_id):
+            return await self._join(player, match_id, invite, caps)
+
+    async def _join(
+        self, player: PlayerRecord, match_id: str, invite: str, caps: MatchCaps
+    ) -> tuple[MatchMeta, int]:
         live = await self.cache.get(match_id)
 
         async def body(live: LiveMatch) -> tuple[MatchMeta, int]:
@@ -141,6 +187,7 @@ class Commands:
                 raise AlreadyJoined("both seats of this match are taken")
             if meta.invite_hash is None or not hmac.compare_digest(meta.invite_hash, hash_token(invite)):
                 raise Forbidden("the invite code does not match")
+            await self._check_cap(player, "active", caps.active)
             new = meta.copy()
             new.seat_ids[1] = player.player_id
             new.seat_names[1] = player.name
@@ -171,6 +218,30 @@ class Commands:
                 raise from_rules_error(e) from e
             await self.writer.write(live, self.writer.meta_from_state(live))
             log.info("match resigned", extra={"match_id": match_id, "seat": seat})
+            return live.meta.copy()
+
+        return await self.writer.exclusive(live, body)
+
+    async def cancel(self, player: PlayerRecord, match_id: str) -> MatchMeta:
+        """The creator withdraws a match nobody has joined: it is deleted (it has no actions and
+        no hands, so it counts in nobody's statistics) and its invite stops working. Returns the
+        match as it was."""
+        live = await self.cache.get(match_id)
+
+        async def body(live: LiveMatch) -> MatchMeta:
+            await self.writer.catch_up(live)  # joined through another process?
+            seat = seat_of(live.meta, player)
+            if seat != 0:
+                raise Forbidden("only the player who created the match may cancel it")
+            if live.meta.status == "finished":
+                raise MatchOver("the match is already over")
+            if live.meta.status != "waiting":
+                raise Conflict("someone has joined this match: resign instead")
+            if not await self.store.delete_waiting_match(match_id, live.meta.version):
+                await self.cache.reload(live)  # it changed under us; nothing was deleted
+                raise Conflict("the match changed meanwhile; look at it again")
+            self.cache.forget(live)
+            log.info("match cancelled", extra={"match_id": match_id})
             return live.meta.copy()
 
         return await self.writer.exclusive(live, body)

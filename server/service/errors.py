@@ -16,6 +16,7 @@ send the same code (the transport maps codes to HTTP statuses, in one table).
     │   ├── IdReused        id_reused         an act id already used for another action
     │   ├── NotYourTurn     not_your_turn
     │   └── IllegalAction   illegal_action
+    ├── TooManyMatches      too_many_matches  a player's cap of waiting or active matches reached
     ├── TooLarge            too_large
     ├── RateLimited         rate_limited      says which limit and when it resets
     └── Unavailable         unavailable       shutting down
@@ -90,6 +91,12 @@ class IllegalAction(Conflict):
     code = "illegal_action"
 
 
+class TooManyMatches(ServiceError):
+    """The player already has as many waiting (or active) matches as one may have."""
+
+    code = "too_many_matches"
+
+
 class TooLarge(ServiceError):
     code = "too_large"
 
@@ -133,6 +140,7 @@ __all__ = [
     "ServiceError",
     "StaleVersion",
     "TooLarge",
+    "TooManyMatches",
     "Unauthorized",
     "Unavailable",
     "from_rules_error",

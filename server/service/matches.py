@@ -29,7 +29,7 @@ from typing import Any
 from server.bots import make_bot
 
 from .clock import Clock, SystemClock
-from .commands import Commands, CreatedMatch
+from .commands import Commands, CreatedMatch, MatchCaps
 from .computer import Computer
 from .errors import Unauthorized
 from .ids import Ids, SecretIds
@@ -53,7 +53,7 @@ from .writer import Writer
 
 log = logging.getLogger("server.service")
 
-__all__ = ["CreatedMatch", "LiveMatch", "MatchService", "Subscriber", "hash_token"]
+__all__ = ["CreatedMatch", "LiveMatch", "MatchCaps", "MatchService", "Subscriber", "hash_token"]
 
 
 class MatchService:
@@ -176,14 +176,22 @@ class MatchService:
         opponent: str = "computer",
         difficulty: str = "normal",
         rules: str = "house",
+        caps: MatchCaps | None = None,
     ) -> CreatedMatch:
-        return await self.commands.create_match(player, opponent=opponent, difficulty=difficulty, rules=rules)
+        return await self.commands.create_match(
+            player, opponent=opponent, difficulty=difficulty, rules=rules, caps=caps
+        )
 
-    async def join(self, player: PlayerRecord, match_id: str, invite: Any) -> tuple[MatchMeta, int]:
-        return await self.commands.join(player, match_id, invite)
+    async def join(
+        self, player: PlayerRecord, match_id: str, invite: Any, caps: MatchCaps | None = None
+    ) -> tuple[MatchMeta, int]:
+        return await self.commands.join(player, match_id, invite, caps)
 
     async def resign(self, player: PlayerRecord, match_id: str) -> MatchMeta:
         return await self.commands.resign(player, match_id)
+
+    async def cancel(self, player: PlayerRecord, match_id: str) -> MatchMeta:
+        return await self.commands.cancel(player, match_id)
 
     async def act(
         self,

@@ -114,6 +114,18 @@ class MemoryStore:
         found.sort(key=lambda meta: (meta.created_at, meta.match_id), reverse=True)
         return [self._out(meta) for meta in found[offset : offset + limit]], len(found)
 
+    async def delete_waiting_match(self, match_id: str, version: int) -> bool:
+        m = self._matches.get(match_id)
+        if m is None or m.meta.status != "waiting" or m.meta.version != version:
+            return False
+        del self._matches[match_id]
+        return True
+
+    async def count_matches(self, player_id: str, status: str) -> int:
+        return sum(
+            1 for m in self._matches.values() if player_id in m.meta.seat_ids and m.meta.status == status
+        )
+
     async def finished_hands(self, match_id: str) -> list[FinishedHand]:
         m = self._matches.get(match_id)
         if m is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import and_, bindparam, case, func, insert, or_, select, update
+from sqlalchemy import and_, bindparam, case, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import aliased
@@ -159,6 +159,17 @@ class SqlStore:
                 )
             ).all()
         return [_meta(*r) for r in rows], total
+
+    async def delete_waiting_match(self, match_id: str, version: int) -> bool:
+        where = and_(Match.id == match_id, Match.version == version, Match.status == "waiting")
+        async with self.engine.begin() as conn:
+            result = await conn.execute(delete(Match).where(where))
+            return result.rowcount == 1
+
+    async def count_matches(self, player_id: str, status: str) -> int:
+        where = and_(or_(Match.seat0_id == player_id, Match.seat1_id == player_id), Match.status == status)
+        async with self.sessions() as s:
+            return int((await s.execute(select(func.count()).select_from(Match).where(where))).scalar_one())
 
     async def finished_hands(self, match_id: str) -> list[FinishedHand]:
         async with self.sessions() as s:

@@ -21,6 +21,7 @@ HTTP_STATUS: dict[str, int] = {
     "id_reused": 409,
     "not_your_turn": 409,
     "illegal_action": 409,
+    "too_many_matches": 409,
     "too_large": 413,
     "rate_limited": 429,
     "unavailable": 503,

@@ -171,6 +171,19 @@ def openapi_document() -> dict[str, Any]:
                 },
             }
         },
+        "/api/matches/{match_id}/cancel": {
+            "post": {
+                "summary": "Cancel a match nobody has joined (its creator only): it is deleted",
+                "description": "The match and its invite are gone (later calls about it are 404"
+                " not_found); it counts in nobody's statistics. Sockets bound to it are closed with"
+                " 4004. Once someone has joined, resign instead (409 conflict).",
+                "parameters": [_MATCH_ID],
+                "responses": {
+                    "204": {"description": "Cancelled: the match no longer exists"},
+                    **_errors(401, 403, 404, 409, 429),
+                },
+            }
+        },
         "/api/rules": {
             "get": {
                 "summary": "The rule presets (house, classic)",

@@ -16,6 +16,7 @@ from aiohttp import web
 from server.bots import DIFFICULTIES
 from server.rules import RULES
 from server.service import PlayerRecord
+from server.service.commands import MatchCaps
 from server.service.errors import BadRequest, NotFound, Unauthorized
 from server.storage import reachable
 from server.wire import convert
@@ -28,6 +29,7 @@ from .asyncapi import asyncapi_document
 from .keys import ENGINE, LIMITER, METRICS, SERVICE, SETTINGS
 from .openapi import docs_page, openapi_document
 from .wire import decode_body
+from .ws import close_match_sockets
 
 routes = web.RouteTableDef()
 
@@ -45,16 +47,31 @@ def _bearer(request: web.Request) -> str | None:
 
 
 async def _limit(request: web.Request, token: str | None = None) -> None:
-    key = hashlib.sha256(token.encode()).hexdigest()[:32] if token else _client_key(request)
+    """Count a request against its player's token (only a token known to be a player's) or,
+    without one, against the client address."""
+    key = "t:" + hashlib.sha256(token.encode()).hexdigest()[:32] if token else _client_key(request)
     await request.app[LIMITER].hit("requests", key)
 
 
 async def _player(request: web.Request) -> PlayerRecord:
+    """The request's player. A missing or unknown token counts against the client address, so
+    random tokens cannot dodge the limit; a player's token counts against itself."""
     token = _bearer(request)
-    await _limit(request, token)
     if token is None:
+        await _limit(request)
         raise Unauthorized("missing token: send Authorization: Bearer TOKEN")
-    return await request.app[SERVICE].authenticate(token)
+    try:
+        player = await request.app[SERVICE].authenticate(token)
+    except Unauthorized:
+        await _limit(request)
+        raise
+    await _limit(request, token)
+    return player
+
+
+def _caps(request: web.Request) -> MatchCaps:
+    limits = request.app[SETTINGS].limits
+    return MatchCaps(waiting=limits.max_waiting_matches, active=limits.max_active_matches)
 
 
 def _ws_url(request: web.Request) -> str:
@@ -78,14 +95,20 @@ def _match_id(request: web.Request) -> str:
     return match_id
 
 
+_QUERY_MAX = {"limit": 100, "offset": 2**31 - 1}
+"""The largest value each integer query parameter may take (larger is ``bad_request``)."""
+
+
 def _int_query(request: web.Request, name: str, default: int) -> int:
     raw = request.query.get(name)
     if raw is None:
         return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise BadRequest(f"{name} must be an integer") from None
+    if not raw.strip().lstrip("+-").isdigit() or len(raw) > 12:
+        raise BadRequest(f"{name} must be an integer from 0 to {_QUERY_MAX[name]}")
+    value = int(raw)
+    if not 0 <= value <= _QUERY_MAX[name]:
+        raise BadRequest(f"{name} must be an integer from 0 to {_QUERY_MAX[name]}")
+    return value
 
 
 @routes.post("/api/players")
@@ -113,7 +136,7 @@ async def create_match(request: web.Request) -> web.Response:
     player = await _player(request)
     body: w.CreateMatch = decode_body(await request.read(), w.CreateMatch)
     created = await request.app[SERVICE].create_match(
-        player, opponent=body.opponent, difficulty=body.difficulty, rules=body.rules
+        player, opponent=body.opponent, difficulty=body.difficulty, rules=body.rules, caps=_caps(request)
     )
     meta = created.meta
     invite = None
@@ -167,7 +190,7 @@ async def match_record(request: web.Request) -> web.Response:
 async def join_match(request: web.Request) -> web.Response:
     player = await _player(request)
     body: w.JoinMatch = decode_body(await request.read(), w.JoinMatch)
-    meta, _seat = await request.app[SERVICE].join(player, _match_id(request), body.invite)
+    meta, _seat = await request.app[SERVICE].join(player, _match_id(request), body.invite, _caps(request))
     return json_response(present.joined(meta, player.player_id, ws_url=_ws_url(request)))
 
 
@@ -176,6 +199,15 @@ async def resign_match(request: web.Request) -> web.Response:
     player = await _player(request)
     meta = await request.app[SERVICE].resign(player, _match_id(request))
     return json_response(present.summary(meta, player.player_id))
+
+
+@routes.post("/api/matches/{match_id}/cancel")
+async def cancel_match(request: web.Request) -> web.Response:
+    player = await _player(request)
+    match_id = _match_id(request)
+    await request.app[SERVICE].cancel(player, match_id)
+    await close_match_sockets(request.app, match_id)
+    return web.Response(status=204)
 
 
 @routes.get("/api/rules")

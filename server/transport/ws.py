@@ -4,7 +4,9 @@ One :class:`Connection` per socket: it checks the Origin, waits for ``hello``, b
 (or as a watcher), forwards ``act`` to the service and queues what the service delivers. Each
 message is answered; an error never changes anything. Limits: 4 KiB per message (``too_large``
 error), 64 KiB per frame (close 1009), a per-connection token bucket (``rate_limited``), and
-too many errors in a row close the socket with 4008.
+too many errors in a row close the socket with 4008. Sockets are capped per client address
+(``429 rate_limited`` before the upgrade) and per match (a ``rate_limited`` error and close 4008
+"too many sockets on this match" at ``hello``).
 
 It never builds a view itself: every ``state`` comes from the service, for this connection's
 seat only.
@@ -16,6 +18,8 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -47,14 +51,35 @@ CLOSE_FORBIDDEN_ORIGIN = 1008
 CLOSE_UNAUTHORIZED = 4001
 CLOSE_UNKNOWN_MATCH = 4004
 CLOSE_ABUSE = 4008
+CLOSE_TOO_MANY_SOCKETS = CLOSE_ABUSE
+"""A ``hello`` to a match with its cap of sockets: closed as abuse, reason ``too many sockets``."""
 CLOSE_SLOW_CONSUMER = 1011
 OUTBOX_LIMIT = 512
 _PONG = Pong()
 
 
+@dataclass(slots=True)
+class SocketCounts:
+    """This process's open sockets per client address, and the connections bound to each match
+    (a watcher's too)."""
+
+    by_address: Counter[str] = field(default_factory=Counter)
+    by_match: dict[str, set[Connection]] = field(default_factory=dict)
+
+    @staticmethod
+    def drop(counter: Counter[str], key: str) -> None:
+        counter[key] -= 1
+        if counter[key] <= 0:
+            del counter[key]
+
+
+SOCKET_COUNTS = web.AppKey("socket_counts", SocketCounts)
+
+
 def origin_allowed(request: web.Request, allowed: tuple[str, ...]) -> bool:
-    """Browsers send an Origin; it must be this server's own or one explicitly allowed.
-    Non-browser clients send none and are let through (they authenticate with tokens)."""
+    """Browsers send an Origin; it must be this server's own (same scheme and host: an
+    ``https://`` page is not a plain-http server's own) or one explicitly allowed. Non-browser
+    clients send none and are let through (they authenticate with tokens)."""
     origin = request.headers.get("Origin")
     if origin is None:
         return True
@@ -62,7 +87,7 @@ def origin_allowed(request: web.Request, allowed: tuple[str, ...]) -> bool:
     if "*" in allowed or origin in allowed:
         return True
     parts = urlsplit(origin)
-    return parts.scheme in ("http", "https") and parts.netloc == request.host
+    return parts.scheme == request.scheme and parts.netloc == request.host
 
 
 class Connection:
@@ -73,6 +98,8 @@ class Connection:
         self.service = service
         self.settings = request.app[SETTINGS]
         self.metrics = request.app[METRICS]
+        counts = request.app.get(SOCKET_COUNTS)
+        self.counts = counts if counts is not None else SocketCounts()  # an app without ws.setup
         self.seat: int | None = None
         self.live: LiveMatch | None = None
         self.errors_in_a_row = 0
@@ -191,7 +218,20 @@ class Connection:
         except ServiceError as e:
             self.error(e)
             return self._tolerable()
+        cap = self.settings.limits.ws_max_per_match
+        rebinding = self.live is not None and self.live.match_id == live.match_id
+        if not rebinding and len(self.counts.by_match.get(live.match_id, ())) >= cap:
+            self.error(
+                RateLimited(
+                    f"this match already has {cap} sockets open; close one first",
+                    limit="match_sockets",
+                    reset_in=5.0,
+                )
+            )
+            await self.close(CLOSE_TOO_MANY_SOCKETS, "too many sockets on this match")
+            return False
         await self.unbind()
+        self.counts.by_match.setdefault(live.match_id, set()).add(self)
         self.live, self.seat = live, seat
         self.errors_in_a_row = 0
         await self.service.subscribe(live, self)
@@ -231,6 +271,11 @@ class Connection:
     async def unbind(self) -> None:
         live, self.live = self.live, None
         if live is not None:
+            bound = self.counts.by_match.get(live.match_id)
+            if bound is not None:
+                bound.discard(self)
+                if not bound:
+                    del self.counts.by_match[live.match_id]
             await self.service.unsubscribe(live, self)
 
 
@@ -239,6 +284,24 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
     limits = settings.limits
     ws = web.WebSocketResponse(heartbeat=limits.ws_heartbeat, max_msg_size=limits.ws_max_frame)
     allowed = origin_allowed(request, settings.allowed_origins)
+    counts = request.app[SOCKET_COUNTS]
+    address = request.remote or "unknown"
+    if counts.by_address[address] >= limits.ws_max_per_address:
+        # Refused before the upgrade: a 429 answer, no socket.
+        raise RateLimited(
+            f"{limits.ws_max_per_address} sockets are open from your address already; close one first",
+            limit="address_sockets",
+            reset_in=5.0,
+        )
+    counts.by_address[address] += 1
+    try:
+        return await _serve(request, ws, allowed)
+    finally:
+        SocketCounts.drop(counts.by_address, address)
+
+
+async def _serve(request: web.Request, ws: web.WebSocketResponse, allowed: bool) -> web.WebSocketResponse:
+    limits = request.app[SETTINGS].limits
     await ws.prepare(request)
     if not allowed:
         await ws.close(code=CLOSE_FORBIDDEN_ORIGIN, message=b"forbidden origin")
@@ -291,5 +354,15 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
     return ws
 
 
+async def close_match_sockets(app: web.Application, match_id: str) -> None:
+    """Close this process's sockets bound to ``match_id`` (it was cancelled): code 4004,
+    reason ``match cancelled``."""
+    for conn in list(app[SOCKET_COUNTS].by_match.get(match_id, ())):
+        with contextlib.suppress(Exception):
+            await conn.unbind()
+            await conn.close(CLOSE_UNKNOWN_MATCH, "match cancelled")
+
+
 def setup(app: web.Application) -> None:
+    app[SOCKET_COUNTS] = SocketCounts()
     app.router.add_get("/ws", websocket)

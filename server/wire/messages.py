@@ -289,6 +289,7 @@ ErrorCode = Literal[
     "id_reused",
     "not_your_turn",
     "illegal_action",
+    "too_many_matches",
     "too_large",
     "rate_limited",
     "unavailable",

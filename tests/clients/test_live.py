@@ -478,3 +478,23 @@ async def test_the_arena_runs_a_strategy_file_against_the_computer(base_url, tmp
     assert line.points_for == line.scores[0] and line.points_against == line.scores[1]
     text = "\n".join(lines)
     assert "match   1:" in text and "points per hand" in text and "mybot vs the computer (easy)" in text
+
+
+async def test_the_creator_cancels_a_match_nobody_joined_and_the_invite_stops_working(base_url):
+    ada = await _player(base_url, "Ada")
+    bob = await _player(base_url, "Bob")
+    ticket = await ada.create_match(opponent="human")
+    assert ticket.invite is not None
+    with pytest.raises(Forbidden):
+        await bob.cancel(ticket.match_id)
+    assert await ada.cancel(ticket.match_id) is None
+    with pytest.raises(NotFound):
+        await bob.join_match(ticket.match_id, ticket.invite.code)
+    with pytest.raises(NotFound):
+        await ada.cancel(ticket.match_id)
+    # Once someone has joined, cancelling is refused: resign instead.
+    again = await ada.create_match(opponent="human")
+    assert again.invite is not None
+    await bob.join_match(again.match_id, again.invite.code)
+    with pytest.raises(Conflict):
+        await ada.cancel(again.match_id)

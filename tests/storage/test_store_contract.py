@@ -259,3 +259,40 @@ async def test_what_a_store_hands_out_shares_nothing_with_what_it_keeps(store):
     loaded.scores[0] = 99
     loaded.seat_ids[1] = "p_someone"
     assert await store.load_meta(meta.match_id) == meta
+
+
+async def test_matches_are_counted_by_player_and_status(store):
+    ada, bob = await make_player(store, "Ada"), await make_player(store, "Bob")
+    await make_match(store, ada)
+    await make_match(store, ada)
+    await make_match(store, ada, opponent="human", difficulty=None, status="waiting")
+    m = await make_match(store, bob, opponent="human", difficulty=None, status="waiting")
+    assert await store.count_matches(ada.player_id, "active") == 2
+    assert await store.count_matches(ada.player_id, "waiting") == 1
+    assert await store.count_matches(ada.player_id, "finished") == 0
+    assert await store.count_matches(bob.player_id, "active") == 0
+    # Ada joins Bob's match: it is in play for both of them now, in either seat.
+    joined = _next(m, seat_ids=[bob.player_id, ada.player_id], seat_names=["Bob", "Ada"], status="active")
+    assert await store.commit(Change(0, joined))
+    assert await store.count_matches(ada.player_id, "active") == 3
+    assert await store.count_matches(bob.player_id, "active") == 1
+    assert await store.count_matches(bob.player_id, "waiting") == 0
+
+
+async def test_a_waiting_match_is_deleted_only_while_waiting_at_its_version(store):
+    ada, bob = await make_player(store, "Ada"), await make_player(store, "Bob")
+    m = await make_match(store, ada, opponent="human", difficulty=None, status="waiting")
+    assert not await store.delete_waiting_match(m.match_id, m.version + 1)  # not at that version
+    assert not await store.delete_waiting_match("m_nothing", 0)
+    assert await store.delete_waiting_match(m.match_id, m.version)
+    assert await store.load_meta(m.match_id) is None
+    assert await store.count_matches(ada.player_id, "waiting") == 0
+    assert not await store.delete_waiting_match(m.match_id, m.version)  # gone already
+    # Joined (active) or against the computer: never deleted.
+    j = await make_match(store, ada, opponent="human", difficulty=None, status="waiting")
+    joined = _next(j, seat_ids=[ada.player_id, bob.player_id], seat_names=["Ada", "Bob"], status="active")
+    assert await store.commit(Change(0, joined))
+    assert not await store.delete_waiting_match(j.match_id, joined.version)
+    c = await make_match(store, ada)
+    assert not await store.delete_waiting_match(c.match_id, c.version)
+    assert await store.count_matches(ada.player_id, "active") == 2

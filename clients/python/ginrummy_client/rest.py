@@ -257,6 +257,12 @@ class GinRummyClient:
         path = f"/api/matches/{urllib.parse.quote(match_id)}/resign"
         return MatchSummary.from_wire(await self.request("POST", path, {}))
 
+    async def cancel(self, match_id: str) -> None:
+        """Withdraw a match nobody has joined yet (only its creator may): the server deletes it
+        and its invite stops working. Once someone joined, this is a ``Conflict``: resign instead."""
+        self._auth()
+        await self.request("POST", f"/api/matches/{urllib.parse.quote(match_id)}/cancel", {})
+
     async def rules(self) -> list[dict[str, Any]]:
         """The rule presets the server offers (each as in a view's ``rules``, plus ``guide``)."""
         return list((await self.request("GET", "/api/rules"))["rules"])
