@@ -335,3 +335,16 @@ def test_a_refused_knock_names_this_hands_knock_limit_not_the_presets(limit, wor
     )
     with pytest.raises(CommandError, match=words):
         parse_command("k Kd", view)
+
+
+def test_every_error_code_the_server_documents_has_a_class_of_its_own():
+    import json
+    from pathlib import Path
+
+    doc = json.loads((Path(__file__).parents[2] / "docs" / "protocol.schema.json").read_text())
+    codes = {
+        c for d in doc["$defs"].values() for c in d.get("properties", {}).get("code", {}).get("enum", [])
+    }
+    assert {"bad_request", "id_reused", "too_many_matches"} <= codes or {"bad_request", "id_reused"} <= codes
+    for code in codes - {"internal"}:
+        assert type(server_error(code, "x")) is not ServerError, code
