@@ -22,7 +22,9 @@ from aiohttp_remotes import XForwardedFiltered
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def forwarded_middleware(trusted: Iterable[str]) -> Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]:
+def forwarded_middleware(
+    trusted: Iterable[str],
+) -> Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]:
     """A middleware that applies ``X-Forwarded-*`` from the ``trusted`` addresses or networks."""
     networks = [ipaddress.ip_network(t, strict=False) for t in trusted]
     library = XForwardedFiltered(set(networks))

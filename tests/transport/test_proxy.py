@@ -14,7 +14,11 @@ from .helpers import Socket, auth, new_player
 
 ALICE = {"X-Forwarded-For": "203.0.113.7"}
 BOB = {"X-Forwarded-For": "198.51.100.9"}
-OUTSIDE = {"X-Forwarded-For": "192.0.2.1", "X-Forwarded-Proto": "https", "X-Forwarded-Host": "gin.example:8443"}
+OUTSIDE = {
+    "X-Forwarded-For": "192.0.2.1",
+    "X-Forwarded-Proto": "https",
+    "X-Forwarded-Host": "gin.example:8443",
+}
 
 
 def test_the_trusted_proxies_come_from_the_environment_and_must_be_addresses():
