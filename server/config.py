@@ -11,11 +11,13 @@ at startup, when a separate ``python -m server migrate`` job runs them), ``GINRU
 (``local`` or ``postgres``: how changes reach other server processes; default ``postgres`` on a
 Postgres database, else ``local``), ``GINRUMMY_BOT_WORKERS`` (processes that think for the Hard
 computer; ``0`` thinks in a thread of the server process; default: one fewer than the usable
-cores, at most 4).
+cores, at most 4), ``GINRUMMY_TRUSTED_PROXIES`` (comma-separated addresses or networks of the
+reverse proxies whose ``X-Forwarded-For``/``-Proto``/``-Host`` are believed; default none).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
 from collections.abc import Mapping
@@ -110,6 +112,10 @@ class Settings:
     bot_workers: int = -1
     """Worker processes for the Hard computer's thinking (0: a thread of this process; -1: one
     fewer than the usable cores, at most 4)."""
+    trusted_proxies: tuple[str, ...] = ()
+    """Addresses or networks (``10.0.0.5``, ``172.30.0.0/24``) of the reverse proxies in front of
+    the server: only a request from one of them has its ``X-Forwarded-*`` headers believed (its
+    client address, scheme and host); from anywhere else they are ignored."""
 
     @staticmethod
     def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
@@ -135,6 +141,10 @@ class Settings:
             values["broadcast"] = env["GINRUMMY_BROADCAST"].strip().lower()
         if "GINRUMMY_MIGRATE" in env:
             values["migrate"] = _flag("GINRUMMY_MIGRATE", env["GINRUMMY_MIGRATE"])
+        if "GINRUMMY_TRUSTED_PROXIES" in env:
+            values["trusted_proxies"] = tuple(
+                p.strip() for p in env["GINRUMMY_TRUSTED_PROXIES"].split(",") if p.strip()
+            )
         if "GINRUMMY_BOT_WORKERS" in env:
             values["bot_workers"] = int(env["GINRUMMY_BOT_WORKERS"])
         for key, value in overrides.items():
@@ -165,6 +175,11 @@ class Settings:
             raise ValueError(f"broadcast must be 'local' or 'postgres', not {self.broadcast!r}")
         if self.broadcast == "postgres" and not self.database_url.startswith(("postgresql", "postgres")):
             raise ValueError("broadcast 'postgres' needs a Postgres database")
+        for proxy in self.trusted_proxies:
+            try:
+                ipaddress.ip_network(proxy, strict=False)
+            except ValueError:
+                raise ValueError(f"trusted proxy {proxy!r} is not an address or a network") from None
         if self.log_level.lower() not in {"debug", "info", "warning", "error", "critical"}:
             raise ValueError(f"unknown log level {self.log_level!r}")
 

@@ -29,6 +29,7 @@ from server.wire.messages import ErrorDetail, ErrorResponse
 from . import errors as wire_errors
 from .keys import BROADCASTER, ENGINE, LIMITER, METRICS, SERVICE, SETTINGS, SOCKETS
 from .openapi import DOCS_STYLE_HASH
+from .proxy import forwarded_middleware
 from .ratelimit import RestLimiter
 
 log = logging.getLogger("server.transport")
@@ -227,7 +228,11 @@ def create_app(
     from . import rest, static, ws
 
     settings = settings or Settings.from_env()
-    app = web.Application(middlewares=[errors_middleware], client_max_size=settings.limits.http_max_body)
+    middlewares: list[Any] = [errors_middleware]
+    if settings.trusted_proxies:
+        # Inside errors_middleware, so a malformed X-Forwarded-For is a JSON 400 like any other.
+        middlewares.append(forwarded_middleware(settings.trusted_proxies))
+    app = web.Application(middlewares=middlewares, client_max_size=settings.limits.http_max_body)
     app[SETTINGS] = settings
     app[METRICS] = Metrics()
     app[SOCKETS] = set()

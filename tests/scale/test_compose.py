@@ -4,6 +4,7 @@ really has. (Docker cannot run here; the topology itself runs as processes in te
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import shlex
 from collections.abc import Iterator, Mapping
@@ -121,6 +122,14 @@ def test_the_balancer_sends_every_replica_websocket_upgrades_on_the_servers_port
     assert re.search(r"proxy_set_header Upgrade \$http_upgrade", conf)
     assert re.search(r"proxy_set_header Connection \$connection_upgrade", conf)
     assert re.search(r"proxy_http_version 1\.1", conf)
+    # The browser's host with its port (the Origin check and the links need it), the client's
+    # address and the scheme, each set exactly once.
+    headers = dict(re.findall(r"^\s*proxy_set_header (\S+) (\S+);", conf, re.M))
+    assert len(headers) == len(re.findall(r"^\s*proxy_set_header ", conf, re.M))
+    assert headers["Host"] == "$http_host", "$host drops the port the browser used"
+    assert headers["X-Forwarded-For"] == "$proxy_add_x_forwarded_for"
+    assert headers["X-Real-IP"] == "$remote_addr"
+    assert headers["X-Forwarded-Proto"] == "$scheme"
     # POST is never retried on another replica (nginx's default; no "non_idempotent").
     assert "non_idempotent" not in conf
     dockerfile = (ROOT / "Dockerfile").read_text()
@@ -138,3 +147,20 @@ def test_the_image_holds_every_file_the_server_reads_at_run_time():
     ]
     for needed in (SEEDS_DIR, ALEMBIC_INI, MIGRATIONS, Settings().static_dir):
         assert any(needed == c or c in needed.parents for c in copied), f"the image lacks {needed}"
+
+
+def test_the_replicas_trust_the_forwarded_headers_of_the_balancer_and_of_nobody_else(compose):
+    services = compose["services"]
+    (subnet,) = (ipaddress.ip_network(c["subnet"]) for c in compose["networks"]["default"]["ipam"]["config"])
+    balancer = ipaddress.ip_address(services["balancer"]["networks"]["default"]["ipv4_address"])
+    assert balancer in subnet
+    for name in SERVERS:
+        networks = services[name].get("networks", ["default"])
+        assert "default" in networks, f"{name} is not on the balancer's network"
+        trusted = [ipaddress.ip_network(t) for t in Settings.from_env(env_of(services[name])).trusted_proxies]
+        assert trusted, f"{name} trusts no proxy: every client would share the balancer's rate limit"
+        assert any(balancer in t for t in trusted), f"{name} does not trust the balancer {balancer}"
+        # Only the balancer: not the whole network (postgres, migrate) nor the published side.
+        assert all(t.num_addresses == 1 for t in trusted), trusted
+    for name in ("postgres", "migrate"):
+        assert "networks" not in services[name] or "default" in services[name]["networks"]
