@@ -4,7 +4,8 @@
     python -m server migrate [--database-url URL] [--revision head]
 
 Options win over the environment (GINRUMMY_HOST, GINRUMMY_PORT, DATABASE_URL,
-GINRUMMY_LOG_LEVEL, GINRUMMY_BOT_DELAY, GINRUMMY_ALLOWED_ORIGINS, GINRUMMY_BROADCAST).
+GINRUMMY_LOG_LEVEL, GINRUMMY_BOT_DELAY, GINRUMMY_ALLOWED_ORIGINS, GINRUMMY_TRUSTED_PROXIES,
+GINRUMMY_BROADCAST).
 Migrations are also applied at every start, unless GINRUMMY_MIGRATE=0 (replicas behind a
 separate migration job).
 """

@@ -96,6 +96,10 @@ class MatchCache:
     def __iter__(self) -> Iterator[LiveMatch]:
         return iter(list(self.held.values()))
 
+    def loading(self, match_id: str) -> asyncio.Future[LiveMatch] | None:
+        """The load of ``match_id`` under way, if one is."""
+        return self._loading.get(match_id)
+
     def find(self, match_id: str) -> LiveMatch | None:
         """The match if it is in memory (never loads)."""
         return self.held.get(match_id)

@@ -21,6 +21,7 @@ Rules kept here:
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import logging
 from collections.abc import Callable
@@ -284,6 +285,13 @@ class MatchService:
     async def _on_change(self, match_id: str, version: int) -> None:
         """Another process changed ``match_id``: refresh our copy and tell our clients."""
         live = self.cache.find(match_id)
+        if live is None and (pending := self.cache.loading(match_id)) is not None:
+            # A load under way may have read the match before this change: wait for it, then
+            # compare, or the copy it makes would stay behind (nobody would tell it again).
+            try:
+                live = await asyncio.shield(pending)
+            except Exception:
+                return
         if live is None or version <= live.meta.version:
             return
         async with live.lock:

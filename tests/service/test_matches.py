@@ -834,3 +834,56 @@ async def test_a_cancelled_match_is_gone_from_the_store_and_the_cache(engine):
     assert (await service.store.load_meta(other.meta.match_id)).status == "active"
     await service.close()
     await two.close()
+
+
+class HeldLoad(SqlStore):
+    """Its next ``load_match`` reads the match, says so (``read``), then waits for ``gate``
+    before answering: a change committed and announced meanwhile is not in what it read."""
+
+    def __init__(self, engine) -> None:
+        super().__init__(engine)
+        self.read, self.gate = asyncio.Event(), asyncio.Event()
+
+    async def load_match(self, match_id):
+        loaded = await super().load_match(match_id)
+        if not self.gate.is_set():
+            self.read.set()
+            await self.gate.wait()
+        return loaded
+
+
+class TellingHub(InProcessBroadcaster):
+    """Sets ``published`` as a change starts going out to the listeners."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.published = asyncio.Event()
+
+    async def publish(self, match_id, version):
+        self.published.set()
+        await super().publish(match_id, version)
+
+
+async def test_a_change_announced_while_another_process_loads_the_match_is_not_missed(engine):
+    hub = TellingHub()
+    one = MatchService(SqlStore(engine), bot_delay=0, broadcaster=hub)
+    held = HeldLoad(engine)
+    two = MatchService(held, bot_delay=0, broadcaster=hub)
+    held.gate.set()
+    live, _, _ = await human_match(one)
+    before = live.meta.version
+    held.gate.clear()
+    hub.published.clear()
+    loading = asyncio.ensure_future(two.cache.get(live.match_id))
+    await held.read.wait()  # two has read the match as it is before the change
+    seat = live.state.to_act
+    acting = asyncio.ensure_future(
+        one.act(live, seat, "a1", before, live.state.legal_actions(seat)[0].to_wire())
+    )
+    await hub.published.wait()  # committed, and announced to two while its load is under way
+    held.gate.set()
+    copy = await loading
+    await acting
+    assert copy.meta.version == before + 1, "the copy loaded before the change never caught up"
+    await one.close()
+    await two.close()
