@@ -141,7 +141,8 @@ async def test_every_message_and_answer_of_real_matches_validates_against_the_do
     assert {"MatchRecord", "MatchDetails", "ErrorResponse", "CreatedMatch", "JoinedMatch", "Stats"} <= kinds
     assert {m["type"] for s in sockets for m in s.messages} == {"state", "ack", "error", "pong"}
     report = ajv(documents(), samples)
-    assert report["checked"] == len(samples) > 1000
+    # (how many depends on the deals, which are random: two whole matches give several hundred)
+    assert report["checked"] == len(samples) > 300
 
 
 async def test_openapi_typescript_types_always_present_fields_as_required(make_client):
