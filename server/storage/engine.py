@@ -8,6 +8,7 @@ created if missing. This module never defines tables (see :mod:`.models`).
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -63,12 +64,13 @@ def store_unreachable(error: BaseException) -> bool:
     >>> store_unreachable(OperationalError("INSERT", {}, sqlite3.OperationalError("no such table: players")))
     False
     """
-    if isinstance(error, _CONNECTION_ERRORS):
+    if isinstance(error, DBAPIError) and error.connection_invalidated:
         return True
-    if isinstance(error, DBAPIError):
-        if error.connection_invalidated or isinstance(error.orig, _CONNECTION_ERRORS):
-            return True
-        message = str(error.orig).lower()
+    raw = error.orig if isinstance(error, DBAPIError) else error  # (the group commit's are raw)
+    if isinstance(raw, _CONNECTION_ERRORS):
+        return True
+    if isinstance(raw, sqlite3.OperationalError):
+        message = str(raw).lower()
         return "database is locked" in message or "database is busy" in message
     return False
 

@@ -43,6 +43,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.service.ports import Change
 
+from . import engine as engine_module
 from .engine import sqlite_on_connect, sqlite_path
 from .models import ACTIONS, HANDS, MATCHES
 from .notify import CHANNEL, encode_payload
@@ -69,14 +70,14 @@ class GroupCommitStore(SqlStore):
         notify_channel: str | None = None,
         max_batch: int = MAX_BATCH,
         on_batch: Callable[[int], None] | None = None,
-        sqlite_timeout: float = 30.0,
+        sqlite_timeout: float | None = None,
     ) -> None:
         super().__init__(engine)
         self.notify_channel = notify_channel if engine.dialect.name == "postgresql" else None
         self.max_batch = max_batch
         self.on_batch = on_batch
         """Called with the size of every committed batch (metrics)."""
-        self.sqlite_timeout = sqlite_timeout
+        self.sqlite_timeout = engine_module.SQLITE_BUSY_SECONDS if sqlite_timeout is None else sqlite_timeout
         """How long the SQLite writer waits for the file's write lock before its batch fails."""
         self._queue: list[tuple[Change, asyncio.Future[bool]]] = []
         self._wake = asyncio.Event()

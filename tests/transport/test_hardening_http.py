@@ -138,6 +138,39 @@ async def test_with_the_sqlite_file_locked_a_rest_write_answers_unavailable_prom
     await new_player(client, "Bob")  # and once the lock is gone, it works again
 
 
+async def test_with_the_sqlite_file_locked_joining_and_resigning_answer_unavailable_promptly(
+    make_client, settings, monkeypatch
+):
+    import sqlite3
+    import time
+
+    from server.storage import engine as storage_engine
+
+    monkeypatch.setattr(storage_engine, "SQLITE_BUSY_SECONDS", 0.3)
+    client = await make_client()
+    ada, bob = await new_player(client, "Ada"), await new_player(client, "Bob")
+    friendly = await new_match(client, ada, opponent="human")
+    vs_computer = await new_match(client, ada, difficulty="easy")
+    other = sqlite3.connect(storage_engine.sqlite_path(settings.database_url), isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")  # another process holds the file
+    try:
+        started = time.monotonic()
+        join = f"/api/matches/{friendly['match_id']}/join"
+        await error_of(
+            await client.post(join, json={"invite": friendly["invite"]["code"]}, headers=auth(bob)),
+            503,
+            "unavailable",
+        )
+        resign = f"/api/matches/{vs_computer['match_id']}/resign"
+        await error_of(await client.post(resign, headers=auth(ada)), 503, "unavailable")
+        assert time.monotonic() - started < 10
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    r = await client.post(join, json={"invite": friendly["invite"]["code"]}, headers=auth(bob))
+    assert r.status == 200, await r.text()  # and once the lock is gone, the same call works
+
+
 async def test_healthz_says_not_ready_while_the_database_is_unreachable(make_client, monkeypatch):
     from server.transport import rest
 
