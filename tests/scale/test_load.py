@@ -127,3 +127,10 @@ def test_percentiles_are_nearest_rank():
     assert load.percentile(values, 50) == 500.0
     assert load.percentile(values, 99) == 990.0
     assert load.percentile([], 99) is None
+
+
+async def test_the_memory_measure_holds_more_matches_than_one_player_may_have_in_play():
+    from server.bench.load.measure import measure_service_memory
+
+    figures = await measure_service_memory(25, actions_each=2)  # one player, 25 > the cap of 20
+    assert figures["matches"] == 25 and figures["bytes_per_match"] > 0

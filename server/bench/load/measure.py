@@ -94,7 +94,7 @@ class _Quiet:
 async def measure_service_memory(matches: int, actions_each: int = 12) -> dict[str, Any]:
     """tracemalloc growth of a :class:`~server.service.MatchService` holding ``matches`` live
     matches, each subscribed and a dozen actions in, divided by ``matches``."""
-    from server.service import MatchService
+    from server.service import MatchCaps, MatchService
     from server.storage import SqlStore, create_engine, upgrade
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -104,8 +104,11 @@ async def measure_service_memory(matches: int, actions_each: int = 12) -> dict[s
         player, token = await service.create_player("Memory")
         rng = random.Random(1)
 
+        # One player holds every match here: lift the per-player cap for this measurement.
+        caps = MatchCaps(waiting=1, active=matches + 1)
+
         async def one() -> tuple[Any, _Quiet]:
-            created = await service.create_match(player)
+            created = await service.create_match(player, caps=caps)
             live, _seat = await service.open(created.meta.match_id, token)
             sub = _Quiet()
             subscribed = service.subscribe(live, sub)
