@@ -54,10 +54,14 @@ def ws_url(base: str) -> str:
     return base.replace("http", "ws", 1) + "/ws"
 
 
-class Victims:
-    """The well-behaved side's shared tallies: errors by code (and those allowed), acks."""
+class Tally:
+    """The run's shared tallies: the well-behaved side's errors by code (and those allowed), the
+    hostile inputs sent by kind and their answers; and the run's stop."""
 
     def __init__(self) -> None:
+        self.stop = asyncio.Event()
+        self.sent: Counter[str] = Counter()
+        self.answers: dict[str, Counter[str]] = defaultdict(Counter)
         self.errors: Counter[str] = Counter()
         self.allowed: Counter[str] = Counter()
         self.window: tuple[float, float] | None = None  # (kill, end of the allowance)
@@ -81,7 +85,7 @@ class Seat:
         self.rng = random.Random(secrets.randbits(32))
         self.acked: dict[str, list[tuple[int, dict[str, Any]]]] = defaultdict(list)
 
-    async def play(self, match_id: str, victims: Victims, stop: asyncio.Event) -> None:
+    async def play(self, match_id: str, victims: Tally, stop: asyncio.Event) -> None:
         pending: tuple[str, dict[str, Any]] | None = None
         acted_on = -1
         deadline = time.monotonic() + 60
@@ -143,7 +147,7 @@ async def rest(session: aiohttp.ClientSession, method: str, url: str, token: str
 
 
 async def human_pair(
-    session: aiohttp.ClientSession, urls: list[str], think: float, victims: Victims, stop: asyncio.Event
+    session: aiohttp.ClientSession, urls: list[str], think: float, victims: Tally, stop: asyncio.Event
 ) -> tuple[int, int, list[str]]:
     """Matches between two humans, one after another until ``stop``; each seat on its own
     replica. Returns (acked, lost, problems) after checking every record."""
@@ -210,11 +214,11 @@ class Hostile:
                 if not self.match_id and kind in ("reused_id", "flood", "slow_reader"):
                     await self.new_match(session)
                 await asyncio.wait_for(getattr(self, kind)(session), 15)
-            except (aiohttp.ClientError, OSError, RuntimeError, TimeoutError) as e:
+            except (aiohttp.ClientError, OSError, RuntimeError, TimeoutError, ValueError) as e:
                 self.answer(kind, f"client:{type(e).__name__}")
             await asyncio.sleep(0.05)
         for kind, ws in self.held:  # the slow readers and idle sockets: closed by the server yet?
-            with contextlib.suppress(TimeoutError):
+            with contextlib.suppress(TimeoutError, aiohttp.ClientError, ConnectionError):
                 async with asyncio.timeout(2):
                     while (await ws.receive()).type in (WS.TEXT, WS.BINARY):
                         pass
@@ -230,10 +234,17 @@ class Hostile:
         self.match_id = (await rest(session, "POST", f"{base}/api/matches", self.token))["match_id"]
 
     async def record(
-        self, kind: str, session: aiohttp.ClientSession, frames: list[str], hello: bool = False, read: int = 1
+        self,
+        kind: str,
+        session: aiohttp.ClientSession,
+        frames: list[str],
+        hello: bool = False,
+        read: int = 1,
+        ahead: int = 0,
     ) -> None:
         """Send ``frames`` (after a hello when asked), reading meanwhile, and count the answers to
-        the first ``read`` non-state messages: an error code, ``ack``, ``pong`` or ``close CODE``."""
+        the first ``read`` non-state messages: an error code, ``ack``, ``pong`` or ``close CODE``;
+        with ``ahead``, never more than that many frames unanswered."""
         out: Counter[str] = Counter()
 
         async def reader(ws: aiohttp.ClientWebSocketResponse) -> None:
@@ -255,11 +266,13 @@ class Hostile:
             if hello:
                 await ws.send_json({"type": "hello", "match": self.match_id, "token": self.token})
             with contextlib.suppress(ConnectionError):
-                for f in frames:
+                for i, f in enumerate(frames):
+                    while ahead and i - out.total() > ahead and not task.done():
+                        await asyncio.sleep(0.001)
                     await ws.send_str(f)
             await task
         for a, n in out.items():
-            self.answer(kind, f"{a} x{n}" if read > 1 else a)
+            self.answers[kind][a + ("" if read == 1 else " (paced)" if ahead else " (burst)")] += n
 
     async def malformed(self, session: aiohttp.ClientSession) -> None:
         frame = self.rng.choice(
@@ -326,7 +339,9 @@ class Hostile:
                         return
 
     async def flood(self, session: aiohttp.ClientSession) -> None:
-        await self.record("flood", session, ['{"type": "ping"}'] * 1500, hello=True, read=1500)
+        """1500 pings at once (a burst), or 1500 as fast as they are answered (over 1000 a second)."""
+        ahead = self.rng.choice([0, 200])
+        await self.record("flood", session, ['{"type": "ping"}'] * 1500, hello=True, read=1500, ahead=ahead)
 
     async def slow_reader(self, session: aiohttp.ClientSession) -> None:
         ws = await session.ws_connect(ws_url(self.url), max_msg_size=0)
@@ -381,41 +396,39 @@ async def terminate_backend(admin_dsn: str, database: str, pid: int) -> str:
 
 async def soak(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {"seconds": args.seconds, "matches": args.matches, "hostile": args.hostile}
-    victims, stop = Victims(), asyncio.Event()
-    sent: Counter[str] = Counter()
-    answers: dict[str, Counter[str]] = defaultdict(Counter)
+    tally = Tally()
     with tempfile.TemporaryDirectory(prefix="gin-soak-") as tmp:
         log_dir = Path(tmp)
         async with load.postgres_database(args.postgres_admin) as db_url:
             servers = [load.start_server(db_url, log_dir, ENV) for _ in range(2)]
             try:
                 await asyncio.gather(*(load.wait_healthy(s.url, s.process) for s in servers))
-                urls = [s.url for s in servers]
-                out.update(await drive(args, servers, urls, db_url, victims, stop, sent, answers, log_dir))
+                out.update(await drive(args, servers, db_url, log_dir, tally))
             finally:
                 for s in servers:
                     load.stop_server(s)
             logs = [p.read_text(errors="replace") for p in sorted(log_dir.glob("server-*.log"))]
     out["tracebacks"] = sum(t.count("Traceback") for t in logs)
+    # JSON log lines: the traceback is a field of the line; its head and its last words
     out["traceback_lines"] = [
-        ln for t in logs for ln in t.splitlines() if "Error" in ln and "Traceback" not in ln
+        f"{ln[:160]} … {ln[-400:]}" for t in logs for ln in t.splitlines() if "Traceback" in ln
     ][:5]
-    out["victim_errors"], out["allowed_errors"] = dict(victims.errors), dict(victims.allowed)
-    out["hostile_sent"], out["hostile_answers"] = dict(sent), {k: dict(v) for k, v in answers.items()}
+    out["victim_errors"], out["allowed_errors"] = dict(tally.errors), dict(tally.allowed)
+    out["hostile_sent"] = dict(tally.sent)
+    out["hostile_answers"] = {k: dict(v) for k, v in tally.answers.items()}
     return out
 
 
 async def drive(
-    args: argparse.Namespace,
-    servers: list[load.Server],
-    urls: list[str],
-    db_url: str,
-    victims: Victims,
-    stop: asyncio.Event,
-    sent: Counter[str],
-    answers: dict[str, Counter[str]],
-    log_dir: Path,
+    args: argparse.Namespace, servers: list[load.Server], db_url: str, log_dir: Path, tally: Tally
 ) -> dict[str, Any]:
+    urls, victims, stop, sent, answers = (
+        [s.url for s in servers],
+        tally,
+        tally.stop,
+        tally.sent,
+        tally.answers,
+    )
     out: dict[str, Any] = {}
     control = load.Control(think=args.think)
     computer = (args.matches + 1) // 2
@@ -476,7 +489,8 @@ async def drive(
         await asyncio.sleep(max(0.0, started + args.seconds - time.monotonic()))
         stop.set()
         control.stopping = True
-        await asyncio.gather(*attacks)
+        crashed = await asyncio.gather(*attacks, return_exceptions=True)
+        out["hostile_crashes"] = [repr(e) for e in crashed if e is not None]
         _, stuck = await asyncio.wait(tasks, timeout=30)
         for t in stuck:
             t.cancel()
@@ -505,7 +519,7 @@ def format_report(r: dict[str, Any]) -> str:
         + (f" e.g. {r['lost_examples']}" if r["lost_examples"] else ""),
         f"answered with an error: {r['victim_errors'] or 'none'}; allowed (stale_version within "
         f"{KILL_WINDOW:.0f} s of the restart): {r['allowed_errors'] or 'none'}; stuck: {r['stuck_players']}; "
-        f"failures: {r['failures'] or 'none'}",
+        f"failures: {r['failures'] or 'none'}; hostile clients crashed: {r['hostile_crashes'] or 'none'}",
         "hostile inputs sent, and their answers:",
     ]
     for kind in KINDS:
@@ -523,6 +537,7 @@ def verdict(r: dict[str, Any]) -> list[str]:
     problems += [f"victim errors {r['victim_errors']}"] if r["victim_errors"] else []
     problems += [f"failures {r['failures']}"] if r["failures"] or r["stuck_players"] else []
     problems += [f"{r['tracebacks']} tracebacks"] if r["tracebacks"] else []
+    problems += [f"hostile clients crashed: {r['hostile_crashes']}"] if r["hostile_crashes"] else []
     problems += [f"never sent: {k}" for k in KINDS if not r["hostile_sent"].get(k)]
     return problems
 
