@@ -214,7 +214,7 @@ class Hostile:
                 if not self.match_id and kind in ("reused_id", "flood", "slow_reader"):
                     await self.new_match(session)
                 await asyncio.wait_for(getattr(self, kind)(session), 15)
-            except (aiohttp.ClientError, OSError, RuntimeError, TimeoutError, ValueError) as e:
+            except (aiohttp.ClientError, OSError, RuntimeError, TimeoutError, TypeError, ValueError) as e:
                 self.answer(kind, f"client:{type(e).__name__}")
             await asyncio.sleep(0.05)
         for kind, ws in self.held:  # the slow readers and idle sockets: closed by the server yet?
@@ -307,36 +307,18 @@ class Hostile:
         """An action acknowledged, then the same id with another action."""
         async with session.ws_connect(ws_url(self.url)) as ws:
             await ws.send_json({"type": "hello", "match": self.match_id, "token": self.token})
-            async for msg in ws:
-                data = json.loads(msg.data)
-                if data["type"] == "error":
-                    self.answer("reused_id", data["code"])
-                    return
-                if data["type"] != "state":
-                    continue
-                if data["view"]["status"] == "finished":
-                    self.match_id = ""
-                    self.answer("reused_id", "(match over: a new one)")
-                    return
-                legal = data["view"]["hand"]["legal_actions"]
-                if legal:
-                    break
-            else:
-                return
-            mid, v = f"r{secrets.token_hex(4)}", data["version"]
-            await ws.send_json({"type": "act", "id": mid, "version": v, "action": legal[0]})
-            other = legal[1] if len(legal) > 1 else {"kind": "pass"}
-            await ws.send_json({"type": "act", "id": mid, "version": v, "action": other})
-            got = 0
-            async for msg in ws:
-                data = json.loads(msg.data)
-                if data["type"] in ("ack", "error"):
-                    self.answer(
-                        "reused_id", ("first " if got == 0 else "second ") + (data.get("code") or "ack")
-                    )
-                    got += 1
-                    if got == 2:
-                        return
+            while (data := await ws.receive_json(timeout=10))["type"] != "state" or not (
+                legal := data["view"]["hand"]["legal_actions"]
+            ):
+                if data["type"] == "error" or data["view"]["status"] == "finished":
+                    self.match_id = "" if data["type"] == "state" else self.match_id  # over: a new one
+                    return self.answer("reused_id", data.get("code") or "(match over)")
+            v, mid = data["version"], f"r{secrets.token_hex(4)}"
+            for n, action in enumerate([legal[0], legal[1] if len(legal) > 1 else {"kind": "pass"}]):
+                await ws.send_json({"type": "act", "id": mid, "version": v, "action": action})
+                while (data := await ws.receive_json(timeout=10))["type"] not in ("ack", "error"):
+                    pass
+                self.answer("reused_id", ("first " if n == 0 else "second ") + (data.get("code") or "ack"))
 
     async def flood(self, session: aiohttp.ClientSession) -> None:
         """1500 pings at once (a burst), or 1500 as fast as they are answered (over 1000 a second)."""
