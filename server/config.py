@@ -78,10 +78,12 @@ class Limits:
     is answered ``429 rate_limited``."""
     ws_max_per_match: int = 50
     """Sockets bound to one match at once, players' and watchers' (per server process); a
-    ``hello`` past it gets ``rate_limited`` and close 4029."""
+    ``hello`` past it gets ``rate_limited`` and close 4008."""
     ws_heartbeat: float = 20.0
     ws_hello_timeout: float = 30.0
     http_max_body: int = 4096
+    http_body_seconds: float = 10.0
+    """A request body must have arrived within this many seconds (a trickled one is refused)."""
     players_rate: str = "30/minute"
     """New identities per client address."""
     max_waiting_matches: int = 5

@@ -7,6 +7,7 @@ Every ``/api`` call except creating a player and reading public documents needs
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 
@@ -36,6 +37,17 @@ routes = web.RouteTableDef()
 
 def _client_key(request: web.Request) -> str:
     return request.remote or "unknown"
+
+
+async def _read_body(request: web.Request) -> bytes:
+    """The request's body, if it arrives within ``Limits.http_body_seconds``: a client sending
+    a byte now and then must not hold a connection open for ever."""
+    seconds = request.app[SETTINGS].limits.http_body_seconds
+    try:
+        async with asyncio.timeout(seconds):
+            return await request.read()
+    except TimeoutError:
+        raise BadRequest(f"the request body did not arrive within {seconds:g} s") from None
 
 
 def _bearer(request: web.Request) -> str | None:
@@ -114,7 +126,7 @@ def _int_query(request: web.Request, name: str, default: int) -> int:
 @routes.post("/api/players")
 async def create_player(request: web.Request) -> web.Response:
     await request.app[LIMITER].hit("players", _client_key(request))
-    body: w.CreatePlayer = decode_body(await request.read(), w.CreatePlayer)
+    body: w.CreatePlayer = decode_body(await _read_body(request), w.CreatePlayer)
     player, token = await request.app[SERVICE].create_player(body.name)
     return json_response(w.NewPlayer(player.player_id, player.name, token), status=201)
 
@@ -134,7 +146,7 @@ async def stats(request: web.Request) -> web.Response:
 @routes.post("/api/matches")
 async def create_match(request: web.Request) -> web.Response:
     player = await _player(request)
-    body: w.CreateMatch = decode_body(await request.read(), w.CreateMatch)
+    body: w.CreateMatch = decode_body(await _read_body(request), w.CreateMatch)
     created = await request.app[SERVICE].create_match(
         player, opponent=body.opponent, difficulty=body.difficulty, rules=body.rules, caps=_caps(request)
     )
@@ -189,7 +201,7 @@ async def match_record(request: web.Request) -> web.Response:
 @routes.post("/api/matches/{match_id}/join")
 async def join_match(request: web.Request) -> web.Response:
     player = await _player(request)
-    body: w.JoinMatch = decode_body(await request.read(), w.JoinMatch)
+    body: w.JoinMatch = decode_body(await _read_body(request), w.JoinMatch)
     meta, _seat = await request.app[SERVICE].join(player, _match_id(request), body.invite, _caps(request))
     return json_response(present.joined(meta, player.player_id, ws_url=_ws_url(request)))
 

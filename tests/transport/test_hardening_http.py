@@ -4,6 +4,7 @@ API answers and errors; a documented 4xx (never a 500) for NUL bytes in a path; 
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 
 import pytest
@@ -196,3 +197,20 @@ async def test_a_database_that_refuses_connections_is_not_reachable(tmp_path):
     finally:
         await refused.dispose()
         await working.dispose()
+
+
+async def test_a_body_that_does_not_arrive_in_time_is_refused_and_the_connection_freed(make_client, settings):
+    import asyncio
+
+    client = await make_client(limits=dataclasses.replace(settings.limits, http_body_seconds=0.3))
+    reader, writer = await asyncio.open_connection(client.host, client.port)
+    writer.write(
+        b"POST /api/players HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 40\r\n\r\n{"  # one byte of forty, then nothing
+    )
+    await writer.drain()
+    status_line = await asyncio.wait_for(reader.readline(), timeout=5)
+    assert status_line.startswith(b"HTTP/1.1 400"), status_line
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout=5)
+    assert b"application/json" in head
+    writer.close()
