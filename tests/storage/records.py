@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 from datetime import UTC, datetime
 
-from server.service.ports import MatchMeta, PlayerRecord, Store
+from server.service.ports import MatchMeta, PlayerRecord, Store, StoredAction
 
 
 def now() -> datetime:
@@ -45,3 +45,17 @@ async def make_match(store: Store, player: PlayerRecord, **changes) -> MatchMeta
         setattr(meta, key, value)
     await store.create_match(meta)
     return meta
+
+
+def pass_action(seq: int, version: int, client_id: str | None = None, seat: int = 0) -> StoredAction:
+    """The ``seq``-th action of a match, a pass, leading to ``version``."""
+    return StoredAction(seq, seat, {"kind": "pass"}, client_id, version, now())
+
+
+def next_version(meta: MatchMeta, **changes) -> MatchMeta:
+    """The match row one version later, with ``changes``."""
+    new = meta.copy()
+    new.version += 1
+    for key, value in changes.items():
+        setattr(new, key, value)
+    return new

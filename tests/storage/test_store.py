@@ -9,22 +9,10 @@ from datetime import timedelta
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from server.service.ports import Change, StoredAction
+from server.service.ports import Change
 from server.storage.models import Base
 
-from .records import make_match, make_player, now
-
-
-def _action(seq: int, version: int, client_id: str | None = None, seat: int = 0) -> StoredAction:
-    return StoredAction(seq, seat, {"kind": "pass"}, client_id, version, now())
-
-
-def _next(meta, **changes):
-    new = meta.copy()
-    new.version += 1
-    for key, value in changes.items():
-        setattr(new, key, value)
-    return new
+from .records import make_match, make_player, next_version, now, pass_action
 
 
 async def test_the_migrations_build_exactly_the_models(engine):
@@ -41,8 +29,8 @@ async def test_match_versions_takes_several_queries_for_many_matches(store, monk
 
     ada = await make_player(store)
     metas = [await make_match(store, ada) for _ in range(5)]
-    moved = _next(metas[2])
-    assert await store.commit(Change(metas[2].version, moved, _action(1, moved.version, "c1")))
+    moved = next_version(metas[2])
+    assert await store.commit(Change(metas[2].version, moved, pass_action(1, moved.version, "c1")))
     monkeypatch.setattr(repository, "VERSIONS_AT_ONCE", 2)  # so it takes several queries
     ids = [m.match_id for m in metas] + ["m_missing"]
     assert await store.match_versions(ids) == {m.match_id: (1 if i == 2 else 0) for i, m in enumerate(metas)}
@@ -55,10 +43,10 @@ async def test_a_match_loads_as_of_its_row_even_if_a_newer_action_is_read_with_i
 
     ada = await make_player(store)
     meta = await make_match(store, ada)
-    new = _next(meta)
-    assert await store.commit(Change(0, new, _action(1, 1, "c1")))
+    new = next_version(meta)
+    assert await store.commit(Change(0, new, pass_action(1, 1, "c1")))
     # What a reader in between sees: the action of version 2 is there, the row still says 1.
-    a = _action(2, 2, "c2")
+    a = pass_action(2, 2, "c2")
     async with store.engine.begin() as conn:
         await conn.execute(
             MatchAction.__table__.insert(),
@@ -82,7 +70,7 @@ async def test_the_prepared_match_update_writes_every_column_a_change_carries(st
     ada = await make_player(store)
     meta = await make_match(store, ada)
     assert set(ROW_COLUMNS) == set(row_values(meta))
-    done = _next(
+    done = next_version(
         meta,
         status="finished",
         winner=1,

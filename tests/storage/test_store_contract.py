@@ -11,12 +11,12 @@ from datetime import timedelta
 
 import pytest
 
-from server.service.ports import Change, FinishedHand, StoredAction
+from server.service.ports import Change, FinishedHand
 from server.storage import MemoryStore, SqlStore
 from server.storage.group_commit import GroupCommitStore
 
 from .databases import database
-from .records import make_match, make_player, now
+from .records import make_match, make_player, next_version, now, pass_action
 
 IMPLEMENTATIONS = [
     "memory",
@@ -44,18 +44,6 @@ async def store(request, tmp_path) -> AsyncIterator:
                 await group.close()
 
 
-def _action(seq: int, version: int, client_id: str | None = None, seat: int = 0) -> StoredAction:
-    return StoredAction(seq, seat, {"kind": "pass"}, client_id, version, now())
-
-
-def _next(meta, **changes):
-    new = meta.copy()
-    new.version += 1
-    for key, value in changes.items():
-        setattr(new, key, value)
-    return new
-
-
 async def test_a_player_is_found_by_its_token_hash_and_nothing_else(store):
     ada = await make_player(store)
     found = await store.player_by_token_hash(ada.token_hash)
@@ -77,8 +65,8 @@ async def test_a_match_loads_with_its_actions_in_order(store):
     ada = await make_player(store)
     meta = await make_match(store, ada)
     for seq in range(1, 4):
-        new = _next(meta)
-        assert await store.commit(Change(meta.version, new, _action(seq, new.version, f"c{seq}")))
+        new = next_version(meta)
+        assert await store.commit(Change(meta.version, new, pass_action(seq, new.version, f"c{seq}")))
         meta = new
     loaded_meta, actions = await store.load_match(meta.match_id)
     assert loaded_meta.version == 3 and loaded_meta.seat_names == ["Ada", None]
@@ -91,8 +79,8 @@ async def test_a_match_loads_with_its_actions_in_order(store):
 async def test_match_versions_reads_many_matches_at_once_and_skips_missing_ones(store):
     ada = await make_player(store)
     metas = [await make_match(store, ada) for _ in range(5)]
-    moved = _next(metas[2])
-    assert await store.commit(Change(metas[2].version, moved, _action(1, moved.version, "c1")))
+    moved = next_version(metas[2])
+    assert await store.commit(Change(metas[2].version, moved, pass_action(1, moved.version, "c1")))
     ids = [m.match_id for m in metas] + ["m_missing"]
     assert await store.match_versions(ids) == {m.match_id: (1 if i == 2 else 0) for i, m in enumerate(metas)}
     assert await store.match_versions([]) == {}
@@ -101,10 +89,10 @@ async def test_match_versions_reads_many_matches_at_once_and_skips_missing_ones(
 async def test_a_write_at_a_stale_version_changes_nothing(store):
     ada = await make_player(store)
     meta = await make_match(store, ada)
-    new = _next(meta, scores=[10, 0])
-    assert await store.commit(Change(meta.version, new, _action(1, 1)))
-    stale = _next(meta, scores=[99, 99])  # written against version 0 again
-    assert not await store.commit(Change(meta.version, stale, _action(2, 1)))
+    new = next_version(meta, scores=[10, 0])
+    assert await store.commit(Change(meta.version, new, pass_action(1, 1)))
+    stale = next_version(meta, scores=[99, 99])  # written against version 0 again
+    assert not await store.commit(Change(meta.version, stale, pass_action(2, 1)))
     loaded, actions = await store.load_match(meta.match_id)
     assert loaded.version == 1 and loaded.scores == [10, 0] and len(actions) == 1
 
@@ -112,8 +100,8 @@ async def test_a_write_at_a_stale_version_changes_nothing(store):
 async def test_a_write_to_a_match_that_does_not_exist_lands_nowhere(store):
     ada = await make_player(store)
     meta = await make_match(store, ada)
-    ghost = _next(meta, match_id="m_ghost")
-    assert not await store.commit(Change(0, ghost, _action(1, 1)))
+    ghost = next_version(meta, match_id="m_ghost")
+    assert not await store.commit(Change(0, ghost, pass_action(1, 1)))
     assert await store.load_match("m_ghost") is None
 
 
@@ -121,7 +109,7 @@ async def test_two_writers_at_the_same_version_never_both_land(store):
     ada = await make_player(store)
     meta = await make_match(store, ada)
     attempts = [
-        store.commit(Change(meta.version, _next(meta, scores=[i, 0]), _action(1, 1, f"w{i}")))
+        store.commit(Change(meta.version, next_version(meta, scores=[i, 0]), pass_action(1, 1, f"w{i}")))
         for i in range(4)
     ]
     results = await asyncio.gather(*attempts)
@@ -134,10 +122,10 @@ async def test_two_writers_at_the_same_version_never_both_land(store):
 async def test_an_action_number_is_written_once_even_if_the_version_check_passes(store):
     ada = await make_player(store)
     meta = await make_match(store, ada)
-    first = _next(meta)
-    assert await store.commit(Change(meta.version, first, _action(1, 1)))
+    first = next_version(meta)
+    assert await store.commit(Change(meta.version, first, pass_action(1, 1)))
     # A confused writer with the right version but an action number already taken.
-    assert not await store.commit(Change(first.version, _next(first), _action(1, 2)))
+    assert not await store.commit(Change(first.version, next_version(first), pass_action(1, 2)))
     loaded, actions = await store.load_match(meta.match_id)
     assert loaded.version == 1 and len(actions) == 1
 
@@ -145,19 +133,21 @@ async def test_an_action_number_is_written_once_even_if_the_version_check_passes
 async def test_a_client_id_is_unique_per_seat_of_a_match(store):
     ada = await make_player(store)
     meta = await make_match(store, ada)
-    v1 = _next(meta)
-    assert await store.commit(Change(0, v1, _action(1, 1, "same")))
-    assert not await store.commit(Change(1, _next(v1), _action(2, 2, "same")))
-    v2 = _next(v1)
-    assert await store.commit(Change(1, v2, _action(2, 2, "same", seat=1)))  # the other seat's id
+    v1 = next_version(meta)
+    assert await store.commit(Change(0, v1, pass_action(1, 1, "same")))
+    assert not await store.commit(Change(1, next_version(v1), pass_action(2, 2, "same")))
+    v2 = next_version(v1)
+    assert await store.commit(Change(1, v2, pass_action(2, 2, "same", seat=1)))  # the other seat's id
 
 
 async def test_a_change_writes_every_column_it_may_change(store):
     ada, bob = await make_player(store, "Ada"), await make_player(store, "Bob")
     meta = await make_match(store, ada, opponent="human", difficulty=None, status="waiting", invite_hash="h")
-    joined = _next(meta, seat_ids=[ada.player_id, bob.player_id], seat_names=["Ada", "Bob"], invite_hash=None)
+    joined = next_version(
+        meta, seat_ids=[ada.player_id, bob.player_id], seat_names=["Ada", "Bob"], invite_hash=None
+    )
     assert await store.commit(Change(0, joined))
-    done = _next(
+    done = next_version(
         joined,
         status="finished",
         winner=1,
@@ -181,7 +171,7 @@ async def test_the_match_list_filters_orders_and_pages(store):
         store, ada, opponent="human", difficulty=None, status="waiting", created_at=t0 + timedelta(seconds=2)
     )
     m4 = await make_match(store, bob, created_at=t0 + timedelta(seconds=3))
-    joined = _next(m4, seat_ids=[bob.player_id, ada.player_id], seat_names=["Bob", "Ada"])
+    joined = next_version(m4, seat_ids=[bob.player_id, ada.player_id], seat_names=["Bob", "Ada"])
     assert await store.commit(Change(0, joined))
     await make_match(store, bob, created_at=t0 + timedelta(seconds=4))  # not Ada's
 
@@ -211,7 +201,7 @@ async def test_stats_count_finished_matches_and_the_players_share_of_hands(store
 
     # Ada is seat 1 here and wins: a gin and an undercut for her, a knock for Bob, a dead hand.
     m = await make_match(store, bob, opponent="human", difficulty=None)
-    m = _next(m, seat_ids=[bob.player_id, ada.player_id], seat_names=["Bob", "Ada"])
+    m = next_version(m, seat_ids=[bob.player_id, ada.player_id], seat_names=["Bob", "Ada"])
     assert await store.commit(Change(0, m))
     hands = (
         hand(1, "gin", 1, 31),
@@ -219,11 +209,11 @@ async def test_stats_count_finished_matches_and_the_players_share_of_hands(store
         hand(3, "dead", None, 0),
         hand(4, "undercut", 1, 70),
     )
-    done = _next(m, status="finished", winner=1, scores=[7, 101])
+    done = next_version(m, status="finished", winner=1, scores=[7, 101])
     assert await store.commit(Change(m.version, done, hands=hands))
     # An active match against the computer with one hand Ada won.
     other = await make_match(store, ada)
-    assert await store.commit(Change(0, _next(other), hands=(hand(1, "knock", 0, 12),)))
+    assert await store.commit(Change(0, next_version(other), hands=(hand(1, "knock", 0, 12),)))
 
     stats = await store.stats(ada.player_id)
     assert stats == {
@@ -246,7 +236,7 @@ async def test_finished_hands_come_back_in_order_with_their_results(store):
     results = tuple(
         FinishedHand(n, n % 2, "knock", 0, 0, n, {"kind": "knock", "points": n}, now()) for n in (2, 1)
     )
-    assert await store.commit(Change(0, _next(meta), hands=results))
+    assert await store.commit(Change(0, next_version(meta), hands=results))
     hands = await store.finished_hands(meta.match_id)
     assert [(h.number, h.starter, h.result["points"]) for h in hands] == [(1, 1, 1), (2, 0, 2)]
     assert await store.finished_hands("m_missing") == []
@@ -272,7 +262,9 @@ async def test_matches_are_counted_by_player_and_status(store):
     assert await store.count_matches(ada.player_id, "finished") == 0
     assert await store.count_matches(bob.player_id, "active") == 0
     # Ada joins Bob's match: it is in play for both of them now, in either seat.
-    joined = _next(m, seat_ids=[bob.player_id, ada.player_id], seat_names=["Bob", "Ada"], status="active")
+    joined = next_version(
+        m, seat_ids=[bob.player_id, ada.player_id], seat_names=["Bob", "Ada"], status="active"
+    )
     assert await store.commit(Change(0, joined))
     assert await store.count_matches(ada.player_id, "active") == 3
     assert await store.count_matches(bob.player_id, "active") == 1
@@ -290,7 +282,9 @@ async def test_a_waiting_match_is_deleted_only_while_waiting_at_its_version(stor
     assert not await store.delete_waiting_match(m.match_id, m.version)  # gone already
     # Joined (active) or against the computer: never deleted.
     j = await make_match(store, ada, opponent="human", difficulty=None, status="waiting")
-    joined = _next(j, seat_ids=[ada.player_id, bob.player_id], seat_names=["Ada", "Bob"], status="active")
+    joined = next_version(
+        j, seat_ids=[ada.player_id, bob.player_id], seat_names=["Ada", "Bob"], status="active"
+    )
     assert await store.commit(Change(0, joined))
     assert not await store.delete_waiting_match(j.match_id, joined.version)
     c = await make_match(store, ada)
