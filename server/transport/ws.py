@@ -55,6 +55,12 @@ CLOSE_TOO_MANY_SOCKETS = CLOSE_ABUSE
 """A ``hello`` to a match with its cap of sockets: closed as abuse, reason ``too many sockets``."""
 CLOSE_SLOW_CONSUMER = 1011
 OUTBOX_LIMIT = 512
+"""Messages queued for a client past which it has stopped reading (close 1011)."""
+READ_PAUSE_AT = 64
+"""Answers queued for a client past which its own messages wait to be read until the queue has
+drained: a burst the client reads is answered in full, and the client, not the queue, waits."""
+SLOW_CONSUMER_SECONDS = 10.0
+"""How long a paused reader waits for the client to read before the socket closes with 1011."""
 _PONG = Pong()
 
 
@@ -108,6 +114,7 @@ class Connection:
         self.writer = asyncio.get_running_loop().create_task(self._write_loop())
         self.closing = False
         self._closer: asyncio.Task[Any] | None = None
+        self._room = asyncio.Event()
 
     # --- outgoing -----------------------------------------------------------------------------
 
@@ -129,8 +136,22 @@ class Connection:
     def send(self, message: ServerMessage) -> None:
         self._queue(encode(message))
 
+    async def room(self) -> bool:
+        """Wait, before reading the client's next message, until the answers already queued for
+        it are being read; False when it has not read them for ``SLOW_CONSUMER_SECONDS``."""
+        if self.outbox.qsize() < READ_PAUSE_AT:
+            return True
+        self._room.clear()
+        try:
+            await asyncio.wait_for(self._room.wait(), SLOW_CONSUMER_SECONDS)
+        except TimeoutError:
+            return False
+        return True
+
     async def _write_loop(self) -> None:
         while True:
+            if self.outbox.qsize() < READ_PAUSE_AT // 2:
+                self._room.set()
             text = await self.outbox.get()
             if text is None:
                 return
@@ -337,6 +358,10 @@ async def _serve(request: web.Request, ws: web.WebSocketResponse, allowed: bool)
             if not await conn.handle(data):
                 if not ws.closed:
                     await conn.close(CLOSE_ABUSE, "too many errors")
+                break
+            if not await conn.room():
+                conn.writer.cancel()
+                await ws.close(code=CLOSE_SLOW_CONSUMER, message=b"client too slow")
                 break
     finally:
         conn.closing = True

@@ -13,6 +13,7 @@ from aiohttp import WSMsgType
 
 from server.config import Limits
 from server.transport.keys import SERVICE
+from server.transport.ratelimit import TokenBucket
 
 from .helpers import Socket, auth, new_match, new_player
 from .test_ws import expect_error, human_match, to_act
@@ -219,3 +220,25 @@ async def test_a_repeated_id_with_a_different_action_is_id_reused_not_the_old_ac
     await mover.send({"type": "ping"})
     assert (await mover.recv()) == {"type": "pong"}  # nothing changed: no state came
     assert mover.state["version"] == version + 2
+
+
+# --- a burst the client reads ----------------------------------------------------------------
+
+
+async def test_a_burst_of_pings_within_the_rate_is_answered_in_full_while_the_client_reads(make_client):
+    """The protocol allows a burst of 1000 messages; the answers queue faster than one read burst
+    drains, and that must not count as a client that stopped reading (close 1011)."""
+    client = await make_client()
+    sock = Socket(await client.ws_connect("/ws"))
+    burst = TokenBucket(Limits().ws_rate).capacity  # 1000
+    burst = int(burst)
+    for _ in range(burst):
+        await sock.ws.send_str('{"type": "ping"}')
+    pongs = 0
+    async with asyncio.timeout(20):
+        while pongs < burst:
+            msg = await sock.ws.receive()
+            assert msg.type == WSMsgType.TEXT, (msg.type, sock.ws.close_code, pongs)
+            assert '"pong"' in msg.data, msg.data
+            pongs += 1
+    assert not sock.ws.closed
