@@ -80,14 +80,16 @@ def _serve(settings: Settings) -> int:
     from aiohttp import web
 
     from server.transport.app import create_app
+    from server.transport.listen import listening_socket, raise_file_limit
 
     app = create_app(settings)
     app.on_startup.append(_settle_gc)
-    log.info("serving", extra={"host": settings.host, "port": settings.port})
+    file_limit = raise_file_limit()
+    sock = listening_socket(settings.host, settings.port)
+    log.info("serving", extra={"host": settings.host, "port": settings.port, "file_limit": file_limit})
     web.run_app(
         app,
-        host=settings.host,
-        port=settings.port,
+        sock=sock,
         shutdown_timeout=settings.shutdown_timeout,
         print=None,
         access_log=None,
