@@ -21,16 +21,12 @@ from itertools import product
 
 from server.rules import Rules
 from server.rules.cards import VALUES
+from server.rules.hand import TURN_LIMIT
 from server.rules.melds import loose_cards, mask_value, min_deadwood, packings
 from server.rules.settle import knocker_net
 
 RANK = tuple(i % 13 for i in range(52))
 DRAW, DISCARD, UPCARD = 0, 1, 2
-MAX_DRAWS = 100
-"""Draws after which a playout stops, scored as a dead hand. Two greedy players can pass the
-same few cards back and forth through the discard pile for ever (the stock never shrinks), most
-easily when only gin may end the hand (``oklahoma`` under an ace). A hand has only 31 stock
-draws, so a real one rarely comes near this."""
 
 _SUIT = (1 << 13) - 1
 _RUN_STARTS = sum(((1 << 11) - 1) << (13 * s) for s in range(4))  # ranks A..J of each suit
@@ -283,6 +279,7 @@ def playout(
     starter: int = 0,
     stock_only: bool = False,
     memo: Memo | None = None,
+    turns: int = 0,
 ) -> int:
     """Play greedily to the end; returns seat 0's points minus seat 1's for the hand.
 
@@ -290,7 +287,9 @@ def playout(
     multiplier. ``stock`` is top-last, ``pile`` top-last; both lists are consumed. ``knock_at[s]``
     is the deadwood at or below which seat ``s`` knocks (gin always; never above ``limit``).
     ``stock_only``: the first draw must come from the stock (after two passes, or to value
-    drawing from it). Mutates ``hands``; :func:`play_hand` tells how the hand ended.
+    drawing from it). ``turns``: the plain discards already made in this hand (at
+    :data:`~server.rules.hand.TURN_LIMIT` the hand is dead, as in the engine). Mutates ``hands``;
+    :func:`play_hand` tells how the hand ended.
     """
     knocker, net = play_hand(
         hands,
@@ -307,6 +306,7 @@ def playout(
         starter,
         stock_only,
         memo,
+        turns,
     )
     return net if knocker == 0 else -net
 
@@ -326,14 +326,14 @@ def play_hand(
     starter: int = 0,
     stock_only: bool = False,
     memo: Memo | None = None,
+    turns: int = 0,
 ) -> tuple[int, int]:
     """:func:`playout`, telling who knocked: (knocker, its points; negative when undercut), or
-    (-1, 0) for a dead hand (or one still going after :data:`MAX_DRAWS` draws). ``hands`` is
+    (-1, 0) for a dead hand (the stock down to two cards, or the hand's turn limit). ``hands`` is
     left as the hand ended (the knocker's ten cards)."""
     if memo is None:
         memo = Memo()
     best: tuple[tuple[int, int], ...] = ()  # the greedy discards after a draw from the stock
-    draws = 0
     while True:
         s = to_act
         if phase == UPCARD:
@@ -351,9 +351,6 @@ def play_hand(
                 stock_only = True
             continue
         if phase == DRAW:
-            draws += 1
-            if draws > MAX_DRAWS:
-                return -1, 0
             if not stock_only and pile and greedy_take(hands[s], pile[-1], limit, memo):
                 taken = pile.pop()
                 hands[s] |= 1 << taken
@@ -375,7 +372,8 @@ def play_hand(
         if dw <= knock_at[s] or dw == 0:
             return s, settle_points(hands[s], hands[1 - s], rules, limit, multiplier)
         pile.append(card)
-        if len(stock) <= 2:
+        turns += 1
+        if len(stock) <= 2 or turns >= TURN_LIMIT:
             return -1, 0
         to_act = 1 - s
         phase = DRAW

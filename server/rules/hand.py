@@ -84,6 +84,9 @@ class _SuitActions(dict[int, tuple[Action, ...]]):
 _T0, _T1, _T2, _T3 = (_SuitActions(base) for base in (0, 13, 26, 39))
 _UPCARD, _DRAW, _DISCARD, _OVER = Phase.UPCARD, Phase.DRAW, Phase.DISCARD, Phase.OVER
 _STOCK = Source.STOCK
+TURN_LIMIT = 100
+"""The plain discard that ends a hand's 100th turn ends it dead (docs/rules.md): two players
+could otherwise pass cards back and forth through the discard pile for ever."""
 _indices = indices
 
 
@@ -113,6 +116,7 @@ class HandState:
         "stock_only",
         "taken",
         "to_act",
+        "turns",
     )
 
     def __init__(
@@ -138,6 +142,8 @@ class HandState:
         self.passes = 0
         self.stock_only = False
         self.taken = -1
+        self.turns = 0
+        """Plain discards so far: the hand is dead at :data:`TURN_LIMIT`."""
         self.history: list[Event] = []
         self.result: HandResult | None = None
         self._options: dict[int, int] | None = None
@@ -301,7 +307,8 @@ class HandState:
                 )
             else:
                 self.history.append(_EV_DISCARD[s][card])
-                if len(self.stock) <= 2:
+                self.turns += 1
+                if len(self.stock) <= 2 or self.turns >= TURN_LIMIT:
                     self.phase = _OVER
                     self.is_over = True
                     self.to_act = None  # type: ignore[assignment]

@@ -28,6 +28,7 @@ from server.rules import (
     deal,
     new_hand,
 )
+from server.rules.hand import TURN_LIMIT
 from tests.wire_forms import wire
 
 from .helpers import greedy_action, snapshot
@@ -320,6 +321,25 @@ def test_a_full_hand_without_knocks_ends_dead_after_29_draws_from_the_stock():
     assert h.result is not None and h.result.kind is ResultKind.DEAD
     assert len(h.stock_order()) == 2
     assert sum(1 for e in h.history if e.kind == "draw") == 29
+
+
+def test_a_hand_passed_back_and_forth_through_the_discard_pile_ends_dead_at_its_100th_turn():
+    """Both players only ever take the discard and throw another card: the stock never shrinks,
+    so without the turn limit this hand would never end."""
+    h = make(upcard="Kd")
+    h.apply(TakeUpcard()).apply(Discard("Kh"))  # seat 0 keeps the upcard
+    turns = 1
+    while not h.is_over and turns < 1_000:
+        seat = h.to_act
+        h.apply(Draw(Source.DISCARD))
+        assert h.to_act == seat and h.taken >= 0
+        h.apply(next(a for a in h.legal_actions() if a.kind == "discard"))  # never the card taken
+        turns += 1
+    r = h.result
+    assert h.is_over and r is not None and (r.kind, r.winner, r.points) == (ResultKind.DEAD, None, 0)
+    assert turns == TURN_LIMIT == 100
+    assert len(h.stock_order()) == 31  # nobody drew from the stock
+    assert sum(1 for e in h.history if e.kind == "discard") == 100
 
 
 # --- Illegal and malformed actions ------------------------------------------------------------
