@@ -25,7 +25,8 @@ from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
 
-from server.service import LiveMatch, MatchService, SeatUpdate
+from server.service import LiveMatch, MatchService, SeatUpdate, hash_token
+from server.service.account_ports import session_id_of
 from server.service.errors import (
     NotFound,
     RateLimited,
@@ -108,6 +109,8 @@ class Connection:
         self.writer = asyncio.get_running_loop().create_task(self._write_loop())
         self.closing = False
         self._closer: asyncio.Task[Any] | None = None
+        self.session_id: str | None = None
+        """The session of the player token its hello gave (None for a watch token)."""
 
     # --- outgoing -----------------------------------------------------------------------------
 
@@ -233,6 +236,7 @@ class Connection:
         await self.unbind()
         self.counts.by_match.setdefault(live.match_id, set()).add(self)
         self.live, self.seat = live, seat
+        self.session_id = None if seat is None else session_id_of(hash_token(hello.token))
         self.errors_in_a_row = 0
         await self.service.subscribe(live, self)
         log.info("hello", extra={"match_id": live.match_id, "seat": seat})
@@ -361,6 +365,18 @@ async def close_match_sockets(app: web.Application, match_id: str) -> None:
         with contextlib.suppress(Exception):
             await conn.unbind()
             await conn.close(CLOSE_UNKNOWN_MATCH, "match cancelled")
+
+
+async def close_session_sockets(app: web.Application, session_ids: list[str]) -> None:
+    """Close this process's sockets of these sessions (they were revoked): code 4001, reason
+    ``session revoked``."""
+    gone = set(session_ids)
+    for conns in list(app[SOCKET_COUNTS].by_match.values()):
+        for conn in list(conns):
+            if conn.session_id in gone:
+                with contextlib.suppress(Exception):
+                    await conn.unbind()
+                    await conn.close(CLOSE_UNAUTHORIZED, "session revoked")
 
 
 def setup(app: web.Application) -> None:
