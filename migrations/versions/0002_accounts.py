@@ -1,7 +1,7 @@
 """accounts: sessions (one per device's token), usernames and passwords, passkeys, challenges
 
-Every existing player's token becomes its first session (same hash, so no one is signed out),
-then ``players.token_hash`` goes: a token is known by its session only.
+Every existing player's token becomes its first session (same hash, so no one is signed out);
+from then on a token is known by its session only.
 
 Revision ID: accounts
 Revises: 0001
@@ -71,32 +71,22 @@ def upgrade() -> None:
         "SELECT 's_' || substr(token_hash, 1, 16), id, token_hash, 'unknown device', created_at, created_at "
         "FROM players"
     )
-    with op.batch_alter_table("players") as batch:
-        batch.add_column(sa.Column("username", sa.String(length=40), nullable=True))
-        batch.add_column(sa.Column("username_key", sa.String(length=160), nullable=True))
-        batch.add_column(sa.Column("password_hash", sa.String(length=200), nullable=True))
-        batch.create_unique_constraint(op.f("uq_players_username_key"), ["username_key"])
-        batch.drop_constraint(op.f("uq_players_token_hash"), type_="unique")
-        batch.drop_column("token_hash")
+    # Plain ALTERs, not a batch: on SQLite a batch rebuilds ``players``, and dropping the old
+    # table would cascade to the sessions just copied (and trip the matches' foreign keys).
+    # So ``players.token_hash`` stays, written at creation and never read: a token is known by
+    # its session only.
+    op.add_column("players", sa.Column("username", sa.String(length=40), nullable=True))
+    op.add_column("players", sa.Column("username_key", sa.String(length=160), nullable=True))
+    op.add_column("players", sa.Column("password_hash", sa.String(length=200), nullable=True))
+    op.create_index(op.f("ix_players_username_key"), "players", ["username_key"], unique=True)
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("players") as batch:
-        batch.add_column(sa.Column("token_hash", sa.String(length=64), nullable=True))
-    # A player keeps the token of its oldest session (its others stop working); one with none
-    # gets a value no token hashes to (a hash is 64 hex digits).
-    op.execute(
-        "UPDATE players SET token_hash = (SELECT s.token_hash FROM sessions s WHERE s.player_id = players.id "
-        "ORDER BY s.created_at, s.id LIMIT 1)"
-    )
-    op.execute("UPDATE players SET token_hash = 'none-' || id WHERE token_hash IS NULL")
-    with op.batch_alter_table("players") as batch:
-        batch.alter_column("token_hash", existing_type=sa.String(length=64), nullable=False)
-        batch.create_unique_constraint(op.f("uq_players_token_hash"), ["token_hash"])
-        batch.drop_constraint(op.f("uq_players_username_key"), type_="unique")
-        batch.drop_column("password_hash")
-        batch.drop_column("username_key")
-        batch.drop_column("username")
+    op.drop_index(op.f("ix_players_username_key"), table_name="players")
+    # (Plain drops, as upgrade's plain adds: SQLite 3.35+ drops an unindexed column in place.)
+    op.drop_column("players", "password_hash")
+    op.drop_column("players", "username_key")
+    op.drop_column("players", "username")
     op.drop_index(op.f("ix_challenges_expires_at"), table_name="challenges")
     op.drop_table("challenges")
     op.drop_index(op.f("ix_passkeys_player_id"), table_name="passkeys")

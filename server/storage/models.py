@@ -55,10 +55,13 @@ class Player(Base):
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     name: Mapped[str] = mapped_column(String(40))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    """The hash of the token the player was created with. Never read: a token works while its
+    session (the ``sessions`` table) exists; kept because SQLite cannot drop it in place."""
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     # Accounts (server/storage/accounts_models.py has the rest): null while anonymous.
     username: Mapped[str | None] = mapped_column(String(40))
-    username_key: Mapped[str | None] = mapped_column(String(160), unique=True)
+    username_key: Mapped[str | None] = mapped_column(String(160), unique=True, index=True)
     """The username case- and width-folded (NFKC casefold): unique, so "Ada" and "ADA" are one."""
     password_hash: Mapped[str | None] = mapped_column(String(200))
 
