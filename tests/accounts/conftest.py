@@ -14,4 +14,4 @@ class CheapHasher(PasswordHasher):
 
 @pytest.fixture(autouse=True)
 def cheap_passwords(monkeypatch):
-    monkeypatch.setattr("server.service.accounts.PasswordHasher", CheapHasher)
+    monkeypatch.setattr("server.service.accounts.password_hasher", CheapHasher)
