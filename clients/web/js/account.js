@@ -136,7 +136,7 @@ function passkeyPanel(root, account) {
   return panel;
 }
 
-function devicesPanel(root, sessions) {
+function devicesPanel(root, sessions, canSignInAgain) {
   const error = errorLine();
   const current = sessions.find((s) => s.current);
   const others = sessions.filter((s) => !s.current);
@@ -192,20 +192,23 @@ function devicesPanel(root, sessions) {
         },
         "Sign out everywhere else",
       ),
-      h(
-        "button",
-        {
-          class: "btn subtle",
-          type: "button",
-          onclick: () =>
-            busy(panel, error, async () => {
-              await signOut(current.session_id);
-              toast("Signed out.");
-              mountAccount(root);
-            }),
-        },
-        "Sign out",
-      ),
+      // Without a password or passkey, signing out would lose this player for good.
+      canSignInAgain
+        ? h(
+            "button",
+            {
+              class: "btn subtle",
+              type: "button",
+              onclick: () =>
+                busy(panel, error, async () => {
+                  await signOut(current.session_id);
+                  toast("Signed out.");
+                  mountAccount(root);
+                }),
+            },
+            "Sign out",
+          )
+        : null,
     ),
   );
   return panel;
@@ -252,7 +255,7 @@ export function mountAccount(root) {
       ),
       account.username ? null : signUpPanel(root),
       passkeyPanel(root, account),
-      devicesPanel(root, sessions),
+      devicesPanel(root, sessions, Boolean(account.username) || account.passkeys > 0),
       account.username ? null : signInPanel(root, { replacing: true }),
     );
   })();
