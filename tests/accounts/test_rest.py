@@ -104,11 +104,14 @@ async def test_sessions_are_listed_and_a_revoked_token_stops_at_once_and_its_soc
     sessions = (await (await client.get("/api/sessions", headers=auth(ada))).json())["sessions"]
     assert [s["current"] for s in sessions] == [True, False]
     assert sessions[1]["device"] == "Chrome on Android" and sessions[1]["session_id"] == phone["session_id"]
-    sock = await Socket.connect(client)
+    sock, mine = await Socket.connect(client), await Socket.connect(client)
     await sock.hello(match["match_id"], phone["token"])
+    await mine.hello(match["match_id"], ada["token"])
     r = await client.delete(f"/api/sessions/{phone['session_id']}", headers=auth(ada))
     assert r.status == 204
     assert await sock.closed() == 4001
+    await mine.send({"type": "ping"})
+    assert (await mine.recv_until("pong"))["type"] == "pong"  # the player's other session stays
     r = await client.get("/api/account", headers=auth(phone))
     assert r.status == 401
     r = await client.delete(f"/api/sessions/{phone['session_id']}", headers=auth(ada))

@@ -210,3 +210,25 @@ async def test_a_passkey_for_another_origin_or_an_unknown_one_does_not_sign_in(s
         )
     with pytest.raises(BadRequest):
         await service.passkeys.sign_in("nope", {"id": "x"}, RP_ID, ORIGIN, "x")
+
+
+async def test_last_seen_is_written_at_most_every_five_minutes(service):
+    ada, token = await service.create_player("Ada")
+    clock = service.clock
+    assert isinstance(clock, FakeClock)
+
+    async def last_seen():
+        (session,) = await service.accounts.sessions(ada)
+        return session.last_seen_at
+
+    created = await last_seen()
+    await clock.advance(60)
+    await service.authenticate(token)
+    first = await last_seen()
+    assert first > created
+    await clock.advance(120)
+    await service.authenticate(token)
+    assert await last_seen() == first  # not written again within 5 minutes
+    await clock.advance(200)
+    await service.authenticate(token)
+    assert await last_seen() > first
