@@ -6,6 +6,9 @@ Signing in is rate limited per username (``login_account``) and per client addre
 (``login_address``) before any password is checked. The passkeys' relying party is the host
 the client reached (``request.host``, as the proxy reports it), its origin that host's scheme
 and host.
+
+A revoked session's sockets are closed on every process (the service tells this module); after
+the broadcaster may have missed notifications, each socket's session is checked again.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from .keys import LIMITER, SERVICE
 from .present import iso
 from .rest import _client_key, _player, _read_body
 from .wire import decode_body
-from .ws import close_session_sockets
+from .ws import close_session_sockets, session_sockets
 
 routes = web.RouteTableDef()
 
@@ -151,10 +154,22 @@ async def passkey_sign_in(request: web.Request) -> web.Response:
 
 
 async def _close_revoked_sockets(app: web.Application) -> None:
+    service = app[SERVICE]
+
     async def close(session_ids: list[str]) -> None:
         await close_session_sockets(app, session_ids)
 
-    app[SERVICE].accounts.on_revoked(close)
+    async def recheck() -> None:
+        # Revocations may have been missed: close the sockets whose session is gone.
+        gone = []
+        for conn in session_sockets(app):
+            if conn.token_hash and await service.store.session_by_token_hash(conn.token_hash) is None:
+                gone.append(session_id_of(conn.token_hash))
+        if gone:
+            await close_session_sockets(app, gone)
+
+    service.accounts.on_revoked(close)
+    service.broadcaster.on_gap(recheck)
 
 
 def setup(app: web.Application) -> None:

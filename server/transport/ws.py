@@ -111,6 +111,7 @@ class Connection:
         self._closer: asyncio.Task[Any] | None = None
         self.session_id: str | None = None
         """The session of the player token its hello gave (None for a watch token)."""
+        self.token_hash: str | None = None
 
     # --- outgoing -----------------------------------------------------------------------------
 
@@ -236,7 +237,8 @@ class Connection:
         await self.unbind()
         self.counts.by_match.setdefault(live.match_id, set()).add(self)
         self.live, self.seat = live, seat
-        self.session_id = None if seat is None else session_id_of(hash_token(hello.token))
+        self.token_hash = None if seat is None else hash_token(hello.token)
+        self.session_id = None if self.token_hash is None else session_id_of(self.token_hash)
         self.errors_in_a_row = 0
         await self.service.subscribe(live, self)
         log.info("hello", extra={"match_id": live.match_id, "seat": seat})
@@ -377,6 +379,11 @@ async def close_session_sockets(app: web.Application, session_ids: list[str]) ->
                 with contextlib.suppress(Exception):
                     await conn.unbind()
                     await conn.close(CLOSE_UNAUTHORIZED, "session revoked")
+
+
+def session_sockets(app: web.Application) -> list[Connection]:
+    """This process's sockets bound with a player token."""
+    return [c for conns in app[SOCKET_COUNTS].by_match.values() for c in conns if c.token_hash is not None]
 
 
 def setup(app: web.Application) -> None:

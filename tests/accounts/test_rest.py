@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 
 from server.config import Limits
+from server.service import InProcessBroadcaster
 from tests.transport.helpers import Socket, auth, new_match, new_player
 
 PASSWORD = "correct horse battery"
@@ -143,3 +144,48 @@ async def test_no_log_line_holds_a_password_or_a_token(make_client, caplog):
     for record in caplog.records:
         text = record.getMessage() + " " + " ".join(f"{k}={v}" for k, v in vars(record).items())
         assert not any(s in text for s in secrets), record.getMessage()
+
+
+class GapBroadcaster(InProcessBroadcaster):
+    """One process's broadcaster whose notifications the test can declare lost."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gap_listeners: list = []
+
+    def on_gap(self, listener) -> None:
+        self.gap_listeners.append(listener)
+
+    async def gap(self) -> None:
+        for listener in self.gap_listeners:
+            result = listener()
+            if result is not None:
+                await result
+
+
+async def test_after_lost_notifications_a_socket_whose_session_is_gone_is_closed(aiohttp_client, settings):
+    from server.storage import SqlStore, create_engine
+    from server.transport.app import create_app
+
+    broadcaster = GapBroadcaster()
+    client = await aiohttp_client(create_app(settings, broadcaster=broadcaster))
+    ada = await new_player(client)
+    match = await new_match(client, ada, difficulty="easy")
+    await sign_up(client, ada)
+    phone = await (await sign_in(client)).json()
+    sock, mine = await Socket.connect(client), await Socket.connect(client)
+    await sock.hello(match["match_id"], phone["token"])
+    await mine.hello(match["match_id"], ada["token"])
+    # Another process revoked the phone, and its notice was lost.
+    engine = create_engine(settings.database_url)
+    try:
+        assert await SqlStore(engine).delete_sessions(ada["player_id"], [phone["session_id"]]) == [
+            phone["session_id"]
+        ]
+    finally:
+        await engine.dispose()
+    await broadcaster.gap()
+    assert await sock.closed() == 4001
+    assert (await client.get("/api/account", headers=auth(phone))).status == 401
+    await mine.send({"type": "ping"})
+    assert (await mine.recv_until("pong"))["type"] == "pong"
