@@ -217,6 +217,8 @@ class Broadcaster(Protocol):
       True`` and names its ``channel``; ``publish`` then sends nothing itself.
     - ``on_gap(listener)``: a broadcaster that can miss notifications (a dropped connection)
       calls ``listener`` once it may have; one that never misses any never calls it.
+    - ``publish_revoked(session_ids)`` and ``listen_revoked(listener)``: revoked sessions, so
+      every process forgets their tokens and closes their sockets (one process: nothing to tell).
     """
 
     channel: str | None = None
