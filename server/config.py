@@ -90,6 +90,11 @@ class Limits:
     """Matches one player may have waiting for an opponent; one more is ``too_many_matches``."""
     max_active_matches: int = 20
     """Matches one player may have in play (creating or joining one more: ``too_many_matches``)."""
+    login_account_rate: str = "10/minute"
+    """Password sign-ins tried for one username (right or wrong); past it ``429 rate_limited``
+    with ``limit: "login_account"``."""
+    login_address_rate: str = "30/minute"
+    """Sign-ins tried (password or passkey) from one client address: ``limit: "login_address"``."""
     requests_rate: str = "600/minute"
     """REST requests per player token; a missing or unknown token counts against the client
     address instead."""

@@ -10,6 +10,7 @@ send the same code (the transport maps codes to HTTP statuses, in one table).
     ├── NotFound            not_found         no such match
     ├── Conflict            conflict
     │   ├── MatchNotOver    match_not_over
+    │   ├── UsernameTaken   username_taken    another player has that username (any case)
     │   ├── AlreadyJoined   already_joined
     │   ├── MatchOver       match_over
     │   ├── StaleVersion    stale_version
@@ -62,6 +63,10 @@ class Conflict(ServiceError):
 
 class MatchNotOver(Conflict):
     code = "match_not_over"
+
+
+class UsernameTaken(Conflict):
+    code = "username_taken"
 
 
 class AlreadyJoined(Conflict):

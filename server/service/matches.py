@@ -2,6 +2,7 @@
 live connections (open, subscribe, unsubscribe); each part does one job:
 
 - :mod:`.players`: creating players, knowing them by token;
+- :mod:`.accounts`, :mod:`.passkeys`: usernames and passwords, passkeys, sessions;
 - :mod:`.commands`: create, join, resign and act (every change a match goes through);
 - :mod:`.queries`: the REST reads (details, record, lists, statistics);
 - :mod:`.live`: the matches held in memory, loaded by replay, caught up, evicted;
@@ -29,6 +30,7 @@ from typing import Any
 
 from server.bots import make_bot
 
+from .accounts import Accounts
 from .clock import Clock, SystemClock
 from .commands import Commands, CreatedMatch, MatchCaps
 from .computer import Computer
@@ -36,6 +38,7 @@ from .errors import Unauthorized
 from .ids import Ids, SecretIds
 from .live import LiveMatch, MatchCache, Subscriber
 from .metrics import Metrics
+from .passkeys import Passkeys
 from .players import Players, hash_token
 from .ports import (
     Broadcaster,
@@ -78,6 +81,8 @@ class MatchService:
         self.clock: Clock = clock or SystemClock()
         self.ids: Ids = ids or SecretIds()
         self.players = Players(store, self.clock, self.ids, self.metrics)
+        self.accounts = Accounts(store, self.clock, self.ids, self.players, self.broadcaster)
+        self.passkeys = Passkeys(self.accounts)
         self.queries = Queries(store)
         self.cache = MatchCache(
             store,
@@ -136,11 +141,13 @@ class MatchService:
 
     # --- players ------------------------------------------------------------------------------
 
-    async def create_player(self, name: Any) -> tuple[PlayerRecord, str]:
-        return await self.players.create(name)
+    async def create_player(self, name: Any, device: str | None = None) -> tuple[PlayerRecord, str]:
+        return await self.players.create(name) if device is None else await self.players.create(name, device)
 
     async def authenticate(self, token: str | None) -> PlayerRecord:
-        return await self.players.authenticate(token)
+        player = await self.players.authenticate(token)
+        await self.accounts.seen(player)
+        return player
 
     # --- reads --------------------------------------------------------------------------------
 

@@ -1,9 +1,11 @@
 """Players: creating one, and knowing a player by its token.
 
-A token is never stored, only its sha256 hash. Players never change and no token is ever
-revoked, so the players seen are remembered by token hash (at most ``known`` of them, least
-recently used forgotten first); an unknown token is not remembered and is asked of the store
-every time.
+A token is never stored, only its sha256 hash, as a session (one per device; see
+:mod:`.accounts`). The players seen are remembered by token hash (at most ``known`` of them,
+least recently used forgotten first); an unknown token is not remembered and is asked of the
+store every time. A revoked session is forgotten here at once (:meth:`Players.forget`), by
+this process when it revokes and by the others when the broadcaster tells them; after
+notifications may have been lost, everything is forgotten.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 from server.bots import DIFFICULTIES
 
+from .account_ports import UNKNOWN_DEVICE, session_id_of
 from .clock import Clock
 from .errors import BadRequest, Unauthorized
 from .ids import Ids
@@ -71,12 +74,14 @@ class Players:
         self.known = known
         self._by_token: dict[str, PlayerRecord] = {}
         """Players by token hash, most recently used last."""
+        self._forgotten = 0
+        """How many times sessions were forgotten (a store read older than that is not kept)."""
 
-    async def create(self, name: Any) -> tuple[PlayerRecord, str]:
+    async def create(self, name: Any, device: str = UNKNOWN_DEVICE) -> tuple[PlayerRecord, str]:
         name = clean_name(name)
         token = self.ids.token()
         player = PlayerRecord(self.ids.player_id(), name, hash_token(token), self.clock.now())
-        await self.store.create_player(player)
+        await self.store.create_player(player, device)
         self._remember(player)
         self.metrics.players_created.inc()
         log.info("player created", extra={"player_id": player.player_id})
@@ -91,10 +96,27 @@ class Players:
         return player
 
     async def by_token_hash(self, token_hash: str) -> PlayerRecord | None:
-        player = self._by_token.pop(token_hash, None) or await self.store.player_by_token_hash(token_hash)
-        if player is not None:
-            self._remember(player)
+        player = self._by_token.pop(token_hash, None)
+        if player is None:
+            forgotten = self._forgotten
+            player = await self.store.player_by_token_hash(token_hash)
+            if player is None or forgotten != self._forgotten:
+                # (A revocation meanwhile may have been of this very session: do not remember
+                # what the store said before it.)
+                return player
+        self._remember(player)
         return player
+
+    def forget(self, session_ids: list[str]) -> None:
+        """Forget the players remembered by these sessions' tokens (they were revoked)."""
+        self._forgotten += 1
+        gone = set(session_ids)
+        for token_hash in [h for h in self._by_token if session_id_of(h) in gone]:
+            del self._by_token[token_hash]
+
+    def forget_all(self) -> None:
+        self._forgotten += 1
+        self._by_token.clear()
 
     def _remember(self, player: PlayerRecord) -> None:
         self._by_token[player.token_hash] = player

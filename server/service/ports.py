@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .account_ports import UNKNOWN_DEVICE, AccountStore
+
 if TYPE_CHECKING:
     from server.rules import MatchState, MatchView
 
@@ -28,6 +30,7 @@ class PlayerRecord:
     player_id: str
     name: str
     token_hash: str
+    """The hash of the token this player was found by (or created with): one of its sessions."""
     created_at: datetime
 
 
@@ -142,9 +145,15 @@ class Change:
     hands: tuple[FinishedHand, ...] = field(default=())
 
 
-class Store(Protocol):
-    async def create_player(self, player: PlayerRecord) -> None: ...
-    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None: ...
+class Store(AccountStore, Protocol):
+    async def create_player(self, player: PlayerRecord, device: str = UNKNOWN_DEVICE) -> None:
+        """Create the player and its first session (``player.token_hash``, on ``device``)."""
+        ...
+
+    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
+        """The player of the session with that token hash (``token_hash`` is that one)."""
+        ...
+
     async def create_match(self, meta: MatchMeta) -> None: ...
     async def load_meta(self, match_id: str) -> MatchMeta | None: ...
     async def match_versions(self, match_ids: list[str]) -> dict[str, int]:
@@ -184,6 +193,9 @@ PresenceListener = Callable[[str, str, tuple[bool, bool]], Awaitable[None] | Non
 """``(match_id, peer, seats)``: process ``peer`` has (or no longer has) sockets of these seats."""
 
 
+RevokedListener = Callable[[list[str]], Awaitable[None] | None]
+"""``(session_ids)``: another process revoked these sessions (their sockets must close)."""
+
 GapListener = Callable[[], Awaitable[None] | None]
 """Called after notifications may have been missed (the service then checks every match)."""
 
@@ -205,6 +217,8 @@ class Broadcaster(Protocol):
       True`` and names its ``channel``; ``publish`` then sends nothing itself.
     - ``on_gap(listener)``: a broadcaster that can miss notifications (a dropped connection)
       calls ``listener`` once it may have; one that never misses any never calls it.
+    - ``publish_revoked(session_ids)`` and ``listen_revoked(listener)``: revoked sessions, so
+      every process forgets their tokens and closes their sockets (one process: nothing to tell).
     """
 
     channel: str | None = None
@@ -216,6 +230,15 @@ class Broadcaster(Protocol):
     def listen_presence(self, listener: PresenceListener) -> None: ...
     def on_gap(self, listener: GapListener) -> None:
         """Call ``listener`` after notifications may have been missed (default: never)."""
+        return None
+
+    async def publish_revoked(self, session_ids: list[str]) -> None:
+        """Tell other processes these sessions were revoked (default, one process: nobody
+        else to tell)."""
+        return None
+
+    def listen_revoked(self, listener: RevokedListener) -> None:
+        """Hear other processes' revocations (default, one process: there are none)."""
         return None
 
     async def close(self) -> None: ...

@@ -13,7 +13,10 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
+from server.service.account_ports import UNKNOWN_DEVICE, SessionRecord, session_id_of
 from server.service.ports import Change, FinishedHand, MatchMeta, PlayerRecord, StoredAction
+
+from .accounts_memory import AccountsMemory
 
 
 @dataclass(slots=True)
@@ -23,22 +26,31 @@ class _Match:
     hands: list[FinishedHand] = field(default_factory=list)
 
 
-class MemoryStore:
+class MemoryStore(AccountsMemory):
     def __init__(self) -> None:
         self._players: dict[str, PlayerRecord] = {}
-        self._by_token: dict[str, PlayerRecord] = {}
         self._matches: dict[str, _Match] = {}
+        self._accounts_init()
 
     # --- players ------------------------------------------------------------------------------
 
-    async def create_player(self, player: PlayerRecord) -> None:
-        if player.player_id in self._players or player.token_hash in self._by_token:
+    async def create_player(self, player: PlayerRecord, device: str = UNKNOWN_DEVICE) -> None:
+        if player.player_id in self._players or await self.session_by_token_hash(player.token_hash):
             raise ValueError(f"player {player.player_id!r} or its token exists already")
         self._players[player.player_id] = player
-        self._by_token[player.token_hash] = player
+        at = player.created_at
+        await self.create_session(
+            SessionRecord(
+                session_id_of(player.token_hash), player.player_id, player.token_hash, device, at, at
+            )
+        )
 
     async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
-        return self._by_token.get(token_hash)
+        session = await self.session_by_token_hash(token_hash)
+        if session is None:
+            return None
+        p = self._players[session.player_id]
+        return PlayerRecord(p.player_id, p.name, token_hash, p.created_at)
 
     # --- matches ------------------------------------------------------------------------------
 

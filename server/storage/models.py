@@ -56,7 +56,14 @@ class Player(Base):
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     name: Mapped[str] = mapped_column(String(40))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    """The hash of the token the player was created with. Never read: a token works while its
+    session (the ``sessions`` table) exists; kept because SQLite cannot drop it in place."""
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # Accounts (server/storage/accounts_models.py has the rest): null while anonymous.
+    username: Mapped[str | None] = mapped_column(String(40))
+    username_key: Mapped[str | None] = mapped_column(String(160), unique=True, index=True)
+    """The username case- and width-folded (NFKC casefold): unique, so "Ada" and "ADA" are one."""
+    password_hash: Mapped[str | None] = mapped_column(String(200))
 
 
 class Match(Base):
@@ -132,6 +139,10 @@ MATCHES = cast(Table, Match.__table__)
 ACTIONS = cast(Table, MatchAction.__table__)
 HANDS = cast(Table, HandRecord.__table__)
 
+
+# The accounts' tables (sessions, passkeys, challenges) are in their own module; importing it
+# here puts them in Base.metadata whichever module is imported first.
+from . import accounts_models as accounts_models  # noqa: E402
 
 __all__ = [
     "ACTIONS",

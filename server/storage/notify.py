@@ -20,6 +20,11 @@ Presence rides on a second channel, ``<channel>_presence``, with payloads ``"<ma
 known by its connection's backend pid. It is never transactional and may be lost: the service
 re-sends it periodically and forgets what is not re-sent.
 
+Revoked sessions ride on a third, ``<channel>_sessions``, with payloads of session ids separated
+by spaces (``"s_0123456789abcdef s_..."``): every process forgets them and closes their sockets.
+A session id is not a token and cannot be turned into one. It too may be lost while the
+connection is down; after a gap, every process forgets the players it remembered.
+
 This module must never decide anything about a match; it only carries "this match is now at
 version N" and "these seats have sockets there".
 """
@@ -37,7 +42,7 @@ from typing import Any
 import asyncpg
 from sqlalchemy import make_url
 
-from server.service.ports import Broadcaster, GapListener, Listener, PresenceListener
+from server.service.ports import Broadcaster, GapListener, Listener, PresenceListener, RevokedListener
 
 log = logging.getLogger("server.storage.notify")
 
@@ -105,6 +110,23 @@ def decode_presence(payload: str) -> tuple[str, tuple[bool, bool]] | None:
     return match_id, (flags[0] == "1", flags[1] == "1")
 
 
+_SESSION_ID = re.compile(r"^s_[0-9a-f]{16}$")
+SESSIONS_AT_ONCE = 400
+"""Session ids in one payload (19 bytes each, under Postgres's 8000-byte limit)."""
+
+
+def decode_revoked(payload: str) -> list[str] | None:
+    """The session ids of a revocation payload, or None for anything else.
+
+    >>> decode_revoked("s_0123456789abcdef s_fedcba9876543210")
+    ['s_0123456789abcdef', 's_fedcba9876543210']
+    >>> decode_revoked("s_x") is None
+    True
+    """
+    ids = payload.split(" ")
+    return ids if ids and all(_SESSION_ID.match(i) for i in ids) else None
+
+
 def _check_channel(channel: str) -> None:
     # The channel is spliced into LISTEN (an identifier cannot be a bind parameter).
     if not _CHANNEL_NAME.match(channel):
@@ -135,16 +157,20 @@ class PostgresBroadcaster(Broadcaster):
         self.channel = channel
         self.presence_channel = f"{channel}_presence"
         _check_channel(self.presence_channel)
+        self.sessions_channel = f"{channel}_sessions"
+        _check_channel(self.sessions_channel)
         self.transactional = transactional
         self.reconnect_delay = reconnect_delay
         self.check_interval = check_interval
         self._listeners: list[Listener] = []
         self._gap_listeners: list[GapListener] = []
         self._presence_listeners: list[PresenceListener] = []
+        self._revoked_listeners: list[RevokedListener] = []
         self._conn: asyncpg.Connection | None = None
         self._pid: int | None = None
         self._pending: list[str] = []
         self._pending_presence: list[str] = []
+        self._pending_revoked: list[str] = []
         self._wake = asyncio.Event()
         self._connected = asyncio.Event()
         self._lost = asyncio.Event()
@@ -190,6 +216,16 @@ class PostgresBroadcaster(Broadcaster):
     def listen_presence(self, listener: PresenceListener) -> None:
         self._presence_listeners.append(listener)
 
+    async def publish_revoked(self, session_ids: list[str]) -> None:
+        if self._closed:
+            return
+        for i in range(0, len(session_ids), SESSIONS_AT_ONCE):
+            self._pending_revoked.append(" ".join(session_ids[i : i + SESSIONS_AT_ONCE]))
+        self._wake.set()
+
+    def listen_revoked(self, listener: RevokedListener) -> None:
+        self._revoked_listeners.append(listener)
+
     def on_gap(self, listener: GapListener) -> None:
         """``listener()`` runs after the listening connection was re-established: any
         notification sent meanwhile was lost."""
@@ -216,6 +252,7 @@ class PostgresBroadcaster(Broadcaster):
         self._listeners.clear()
         self._gap_listeners.clear()
         self._presence_listeners.clear()
+        self._revoked_listeners.clear()
 
     # --- receiving ------------------------------------------------------------------------------
 
@@ -240,6 +277,16 @@ class PostgresBroadcaster(Broadcaster):
         for listener in list(self._presence_listeners):
             self._call(listener, decoded[0], str(pid), decoded[1])
 
+    def _on_revoked(self, _conn: Any, pid: int, _channel: str, payload: str) -> None:
+        if pid == self._pid:
+            return  # ours: this process acted on it before publishing
+        decoded = decode_revoked(payload)
+        if decoded is None:
+            log.warning("ignored a malformed revocation", extra={"channel": self.sessions_channel})
+            return
+        for listener in list(self._revoked_listeners):
+            self._call(listener, decoded)
+
     def _call(self, fn: Callable[..., Any], *args: Any) -> None:
         try:
             result = fn(*args)
@@ -263,6 +310,7 @@ class PostgresBroadcaster(Broadcaster):
         try:
             await conn.add_listener(self.channel, self._on_notification)
             await conn.add_listener(self.presence_channel, self._on_presence)
+            await conn.add_listener(self.sessions_channel, self._on_revoked)
         except BaseException:
             await conn.close()
             raise
@@ -332,6 +380,7 @@ class PostgresBroadcaster(Broadcaster):
         for channel, pending in (
             (self.channel, self._pending),
             (self.presence_channel, self._pending_presence),
+            (self.sessions_channel, self._pending_revoked),
         ):
             while pending:
                 conn = self._conn

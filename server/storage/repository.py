@@ -14,22 +14,29 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import aliased
 
+from server.service.account_ports import UNKNOWN_DEVICE, SessionRecord, session_id_of
 from server.service.ports import Change, FinishedHand, MatchMeta, PlayerRecord, StoredAction
 
+from .accounts_models import SESSIONS
+from .accounts_store import AccountsSql, _session_values
 from .engine import session_factory
 from .models import ACTIONS, HANDS, MATCHES, HandRecord, Match, MatchAction, Player
 
 VERSIONS_AT_ONCE = 500
 
 
-class SqlStore:
+class SqlStore(AccountsSql):
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.sessions: async_sessionmaker[AsyncSession] = session_factory(engine)
 
     # --- players ------------------------------------------------------------------------------
 
-    async def create_player(self, player: PlayerRecord) -> None:
+    async def create_player(self, player: PlayerRecord, device: str = UNKNOWN_DEVICE) -> None:
+        at = player.created_at
+        session = SessionRecord(
+            session_id_of(player.token_hash), player.player_id, player.token_hash, device, at, at
+        )
         async with self.sessions.begin() as s:
             s.add(
                 Player(
@@ -39,6 +46,8 @@ class SqlStore:
                     created_at=player.created_at,
                 )
             )
+            await s.flush()
+            await s.execute(insert(SESSIONS).values(_session_values(session)))
 
     async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
         async with self.sessions() as s:
@@ -314,8 +323,10 @@ _META_QUERY = (
     .join(_p0, Match.seat0_id == _p0.id)
     .outerjoin(_p1, Match.seat1_id == _p1.id)
 )
-_PLAYER_QUERY = select(Player.id, Player.name, Player.token_hash, Player.created_at).where(
-    Player.token_hash == bindparam("token_hash")
+_PLAYER_QUERY = (
+    select(Player.id, Player.name, SESSIONS.c.token_hash, Player.created_at)
+    .join(SESSIONS, SESSIONS.c.player_id == Player.id)
+    .where(SESSIONS.c.token_hash == bindparam("token_hash"))
 )
 _ACTIONS_QUERY = (
     select(

@@ -199,7 +199,14 @@ def service_ctx(
 
 async def limiter_ctx(app: web.Application) -> AsyncIterator[None]:
     limits = app[SETTINGS].limits
-    limiter = RestLimiter({"players": limits.players_rate, "requests": limits.requests_rate})
+    limiter = RestLimiter(
+        {
+            "players": limits.players_rate,
+            "requests": limits.requests_rate,
+            "login_account": limits.login_account_rate,
+            "login_address": limits.login_address_rate,
+        }
+    )
     app[LIMITER] = limiter
     yield
     await limiter.close()
@@ -225,7 +232,7 @@ def create_app(
 ) -> web.Application:
     """The server application. ``broadcaster`` replaces the in-process fan-out (several
     processes); ``bot_factory`` replaces ``server.bots.make_bot`` (tests)."""
-    from . import rest, static, ws
+    from . import accounts, rest, static, ws
 
     settings = settings or Settings.from_env()
     middlewares: list[Any] = [errors_middleware]
@@ -244,6 +251,7 @@ def create_app(
     app.on_shutdown.append(close_sockets)
     app.on_response_prepare.append(security_headers)
     rest.setup(app)
+    accounts.setup(app)
     ws.setup(app)
     static.setup(app)
     return app

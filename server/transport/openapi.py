@@ -21,13 +21,14 @@ from server.wire import messages as w
 from server.wire.schema import REST_BODIES, components
 
 from .errors import HTTP_STATUS
+from .openapi_accounts import account_paths
 
 _DESCRIBED = {
     400: "malformed JSON, unknown or missing fields, bad values",
     401: "missing or unknown token",
     403: "not your match (or a wrong invite code)",
-    404: "no such match",
-    409: "the match's state forbids it",
+    404: "no such match (or session)",
+    409: "the match's state forbids it (or the username is taken)",
     413: "the body is over 4 KiB",
     429: "a rate limit was hit: see limit and reset_in, and the Retry-After header",
 }
@@ -242,7 +243,7 @@ def openapi_document() -> dict[str, Any]:
         },
         "servers": [{"url": "/"}],
         "security": _AUTH,
-        "paths": paths,
+        "paths": paths | account_paths(_ok, _body, _errors),
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
             "schemas": components(REST_BODIES, ref_template="#/components/schemas/{name}")[1],

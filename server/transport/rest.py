@@ -27,6 +27,7 @@ from server.wire.schema import protocol_schema
 from . import present
 from .app import json_response
 from .asyncapi import asyncapi_document
+from .devices import device_label
 from .keys import ENGINE, LIMITER, METRICS, SERVICE, SETTINGS
 from .openapi import docs_page, openapi_document
 from .wire import decode_body
@@ -127,7 +128,8 @@ def _int_query(request: web.Request, name: str, default: int) -> int:
 async def create_player(request: web.Request) -> web.Response:
     await request.app[LIMITER].hit("players", _client_key(request))
     body: w.CreatePlayer = decode_body(await _read_body(request), w.CreatePlayer)
-    player, token = await request.app[SERVICE].create_player(body.name)
+    device = device_label(request.headers.get("User-Agent"))
+    player, token = await request.app[SERVICE].create_player(body.name, device)
     return json_response(w.NewPlayer(player.player_id, player.name, token), status=201)
 
 

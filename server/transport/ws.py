@@ -25,7 +25,8 @@ from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
 
-from server.service import LiveMatch, MatchService, SeatUpdate
+from server.service import LiveMatch, MatchService, SeatUpdate, hash_token
+from server.service.account_ports import session_id_of
 from server.service.errors import (
     NotFound,
     RateLimited,
@@ -115,6 +116,9 @@ class Connection:
         self.closing = False
         self._closer: asyncio.Task[Any] | None = None
         self._room = asyncio.Event()
+        self.session_id: str | None = None
+        """The session of the player token its hello gave (None for a watch token)."""
+        self.token_hash: str | None = None
 
     # --- outgoing -----------------------------------------------------------------------------
 
@@ -254,6 +258,8 @@ class Connection:
         await self.unbind()
         self.counts.by_match.setdefault(live.match_id, set()).add(self)
         self.live, self.seat = live, seat
+        self.token_hash = None if seat is None else hash_token(hello.token)
+        self.session_id = None if self.token_hash is None else session_id_of(self.token_hash)
         self.errors_in_a_row = 0
         await self.service.subscribe(live, self)
         log.info("hello", extra={"match_id": live.match_id, "seat": seat})
@@ -386,6 +392,23 @@ async def close_match_sockets(app: web.Application, match_id: str) -> None:
         with contextlib.suppress(Exception):
             await conn.unbind()
             await conn.close(CLOSE_UNKNOWN_MATCH, "match cancelled")
+
+
+async def close_session_sockets(app: web.Application, session_ids: list[str]) -> None:
+    """Close this process's sockets of these sessions (they were revoked): code 4001, reason
+    ``session revoked``."""
+    gone = set(session_ids)
+    for conns in list(app[SOCKET_COUNTS].by_match.values()):
+        for conn in list(conns):
+            if conn.session_id in gone:
+                with contextlib.suppress(Exception):
+                    await conn.unbind()
+                    await conn.close(CLOSE_UNAUTHORIZED, "session revoked")
+
+
+def session_sockets(app: web.Application) -> list[Connection]:
+    """This process's sockets bound with a player token."""
+    return [c for conns in app[SOCKET_COUNTS].by_match.values() for c in conns if c.token_hash is not None]
 
 
 def setup(app: web.Application) -> None:

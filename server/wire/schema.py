@@ -35,6 +35,15 @@ REST_BODIES: tuple[Any, ...] = (
     w.Difficulties,
     w.ErrorResponse,
     w.Health,
+    w.AddPassword,
+    w.SignIn,
+    w.SignedIn,
+    w.Account,
+    w.SessionList,
+    w.RevokedSessions,
+    w.PasskeyOptions,
+    w.PasskeyAnswer,
+    w.PasskeyInfo,
 )
 
 

@@ -72,6 +72,8 @@ def test_public_api_is_pinned():
             "RulesInfo",
             "SeatTotal",
             "ServerError",
+            "Session",
+            "SignedIn",
             "StaleVersion",
             "Strategy",
             "TooLarge",

@@ -38,7 +38,7 @@ async def test_tokens_are_stored_only_as_sha256_hashes(make_client, settings):
     ada = await new_player(client)
     path = settings.database_url.split("///", 1)[1]
     with sqlite3.connect(path) as db:
-        (stored,) = db.execute("SELECT token_hash FROM players").fetchone()
+        (stored,) = db.execute("SELECT token_hash FROM sessions").fetchone()
         dump = "\n".join(db.iterdump())
     assert stored == hashlib.sha256(ada["token"].encode()).hexdigest()
     assert ada["token"] not in dump

@@ -68,6 +68,8 @@ from .rest import GinRummyClient, parse_invite
 
 __version__ = "0.1.0"
 
+from .accounts import Session, SignedIn
+
 __all__ = [
     "DRAW_DISCARD",
     "DRAW_STOCK",
@@ -99,6 +101,8 @@ __all__ = [
     "RulesInfo",
     "SeatTotal",
     "ServerError",
+    "Session",
+    "SignedIn",
     "StaleVersion",
     "Strategy",
     "TooLarge",

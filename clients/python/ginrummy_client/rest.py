@@ -18,6 +18,7 @@ import urllib.request
 from collections.abc import Mapping
 from typing import Any
 
+from .accounts import AccountsMixin
 from .connection import MatchConnection
 from .errors import RateLimited, ServerError, server_error
 from .models import MatchSummary, MatchTicket, PlayerIdentity
@@ -100,7 +101,7 @@ def parse_invite(text: str) -> tuple[str | None, str]:
     return match_id, code
 
 
-class GinRummyClient:
+class GinRummyClient(AccountsMixin):
     """REST client for one server and (once known) one player's token.
 
     >>> client = GinRummyClient("http://127.0.0.1:8080")

@@ -154,7 +154,13 @@ export function mountHome(root, { message = "" } = {}) {
           "Play under another name",
         ),
       )
-    : h("div", { class: "panel who" }, nameField(), h("p", { class: "note" }, "Your name is shown to your opponent. This browser remembers you."));
+    : h(
+        "div",
+        { class: "panel who" },
+        nameField(),
+        h("p", { class: "note" }, "Your name is shown to your opponent. This browser remembers you."),
+        h("p", { class: "note" }, "Played before on another device? ", h("a", { href: "#/account" }, "Sign in")),
+      );
 
   const ongoing = h("section", { class: "panel ongoing", "aria-labelledby": "ongoing-title", hidden: true });
 

@@ -3,7 +3,9 @@
 //   #/join/ID/CODE     redeem an invite        #/watch/ID/TOKEN   watch a match (read-only)
 //   #/history          finished matches        #/history/ID       one match's hands
 //   #/replay/ID        replay a finished match #/rules            how to play
+//   #/account          sign up, sign in, passkeys, devices
 
+import { mountAccount } from "./account.js";
 import { mountHistory, mountMatchDetail } from "./history.js";
 import { mountHome } from "./home.js";
 import { mountJoin } from "./join.js";
@@ -20,6 +22,7 @@ const routes = [
   [/^\/history\/([^/]+)$/, (root, [id]) => mountMatchDetail(root, { matchId: id })],
   [/^\/replay\/([^/]+)$/, (root, [id]) => mountReplay(root, { matchId: id })],
   [/^\/rules$/, (root) => mountRules(root)],
+  [/^\/account$/, (root) => mountAccount(root)],
 ];
 
 let cleanup = null;

@@ -1,0 +1,178 @@
+"""The SQL store's accounts part (:class:`~server.service.account_ports.AccountStore`):
+sessions, usernames and password hashes, passkeys, WebAuthn challenges. A mixin of
+:class:`~server.storage.repository.SqlStore`, which provides ``sessions`` (its session maker)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from server.service.account_ports import AccountRecord, ChallengeRecord, PasskeyRecord, SessionRecord
+
+from .accounts_models import CHALLENGES, PASSKEYS, SESSIONS
+from .models import PLAYERS
+
+_SESSION_COLUMNS = (
+    SESSIONS.c.id,
+    SESSIONS.c.player_id,
+    SESSIONS.c.token_hash,
+    SESSIONS.c.device,
+    SESSIONS.c.created_at,
+    SESSIONS.c.last_seen_at,
+)
+_PASSKEY_COLUMNS = (
+    PASSKEYS.c.credential_id,
+    PASSKEYS.c.player_id,
+    PASSKEYS.c.public_key,
+    PASSKEYS.c.sign_count,
+    PASSKEYS.c.created_at,
+)
+
+
+class AccountsSql:
+    sessions: async_sessionmaker[AsyncSession]
+
+    async def create_session(self, session: SessionRecord) -> None:
+        async with self.sessions.begin() as s:
+            await s.execute(insert(SESSIONS).values(_session_values(session)))
+
+    async def sessions_of(self, player_id: str) -> list[SessionRecord]:
+        query = (
+            select(*_SESSION_COLUMNS)
+            .where(SESSIONS.c.player_id == player_id)
+            .order_by(SESSIONS.c.created_at, SESSIONS.c.id)
+        )
+        async with self.sessions() as s:
+            return [SessionRecord(*row) for row in await s.execute(query)]
+
+    async def session_by_token_hash(self, token_hash: str) -> SessionRecord | None:
+        async with self.sessions() as s:
+            row = (
+                await s.execute(select(*_SESSION_COLUMNS).where(SESSIONS.c.token_hash == token_hash))
+            ).one_or_none()
+        return None if row is None else SessionRecord(*row)
+
+    async def touch_session(self, session_id: str, at: datetime) -> None:
+        async with self.sessions.begin() as s:
+            await s.execute(update(SESSIONS).where(SESSIONS.c.id == session_id).values(last_seen_at=at))
+
+    async def delete_sessions(self, player_id: str, session_ids: list[str]) -> list[str]:
+        if not session_ids:
+            return []
+        where = (SESSIONS.c.player_id == player_id, SESSIONS.c.id.in_(session_ids))
+        async with self.sessions.begin() as s:
+            found = list((await s.execute(select(SESSIONS.c.id).where(*where))).scalars())
+            await s.execute(delete(SESSIONS).where(*where))
+        return found
+
+    async def set_account(self, account: AccountRecord, username_key: str) -> bool:
+        try:
+            async with self.sessions.begin() as s:
+                await s.execute(
+                    update(PLAYERS)
+                    .where(PLAYERS.c.id == account.player_id)
+                    .values(
+                        username=account.username,
+                        username_key=username_key,
+                        password_hash=account.password_hash,
+                    )
+                )
+        except IntegrityError:
+            return False
+        return True
+
+    async def account_by_key(self, username_key: str) -> AccountRecord | None:
+        return await self._account(PLAYERS.c.username_key == username_key)
+
+    async def account_of(self, player_id: str) -> AccountRecord | None:
+        return await self._account(PLAYERS.c.id == player_id)
+
+    async def _account(self, where: object) -> AccountRecord | None:
+        query = select(PLAYERS.c.id, PLAYERS.c.username, PLAYERS.c.password_hash).where(
+            where,  # type: ignore[arg-type]
+            PLAYERS.c.username.is_not(None),
+        )
+        async with self.sessions() as s:
+            row = (await s.execute(query)).one_or_none()
+        return None if row is None else AccountRecord(*row)
+
+    async def add_passkey(self, passkey: PasskeyRecord) -> bool:
+        try:
+            async with self.sessions.begin() as s:
+                await s.execute(
+                    insert(PASSKEYS).values(
+                        credential_id=passkey.credential_id,
+                        player_id=passkey.player_id,
+                        public_key=passkey.public_key,
+                        sign_count=passkey.sign_count,
+                        created_at=passkey.created_at,
+                    )
+                )
+        except IntegrityError:
+            return False
+        return True
+
+    async def passkey(self, credential_id: str) -> PasskeyRecord | None:
+        async with self.sessions() as s:
+            row = (
+                await s.execute(select(*_PASSKEY_COLUMNS).where(PASSKEYS.c.credential_id == credential_id))
+            ).one_or_none()
+        return None if row is None else PasskeyRecord(*row)
+
+    async def passkeys_of(self, player_id: str) -> list[PasskeyRecord]:
+        query = (
+            select(*_PASSKEY_COLUMNS).where(PASSKEYS.c.player_id == player_id).order_by(PASSKEYS.c.created_at)
+        )
+        async with self.sessions() as s:
+            return [PasskeyRecord(*row) for row in await s.execute(query)]
+
+    async def set_sign_count(self, credential_id: str, sign_count: int) -> None:
+        async with self.sessions.begin() as s:
+            await s.execute(
+                update(PASSKEYS)
+                .where(PASSKEYS.c.credential_id == credential_id)
+                .values(sign_count=sign_count)
+            )
+
+    async def put_challenge(self, challenge: ChallengeRecord, now: datetime) -> None:
+        async with self.sessions.begin() as s:
+            # Expired challenges go whenever a new one comes (they are never answerable).
+            await s.execute(delete(CHALLENGES).where(CHALLENGES.c.expires_at < now))
+            await s.execute(
+                insert(CHALLENGES).values(
+                    id=challenge.challenge_id,
+                    kind=challenge.kind,
+                    challenge=challenge.challenge,
+                    player_id=challenge.player_id,
+                    expires_at=challenge.expires_at,
+                )
+            )
+
+    async def take_challenge(self, challenge_id: str) -> ChallengeRecord | None:
+        columns = (
+            CHALLENGES.c.id,
+            CHALLENGES.c.kind,
+            CHALLENGES.c.challenge,
+            CHALLENGES.c.player_id,
+            CHALLENGES.c.expires_at,
+        )
+        async with self.sessions.begin() as s:
+            # DELETE ... RETURNING: of two takers at once, one gets the row.
+            row = (
+                await s.execute(delete(CHALLENGES).where(CHALLENGES.c.id == challenge_id).returning(*columns))
+            ).one_or_none()
+        return None if row is None else ChallengeRecord(*row)
+
+
+def _session_values(session: SessionRecord) -> dict[str, object]:
+    return {
+        "id": session.session_id,
+        "player_id": session.player_id,
+        "token_hash": session.token_hash,
+        "device": session.device,
+        "created_at": session.created_at,
+        "last_seen_at": session.last_seen_at,
+    }

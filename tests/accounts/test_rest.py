@@ -1,0 +1,191 @@
+"""Accounts over REST: sign up (a username and password on the anonymous player one is), sign in
+on a second device (history and the match in progress there), one error for a wrong name or
+password, the login rate limits, sessions listed and revoked (the token stops at once, its
+socket is closed), and no password or token in any log line."""
+
+from __future__ import annotations
+
+import logging
+
+from server.config import Limits
+from server.service import InProcessBroadcaster
+from tests.transport.helpers import Socket, auth, new_match, new_player
+
+PASSWORD = "correct horse battery"
+PHONE = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36"
+
+
+async def sign_up(client, player, username="ada", password=PASSWORD):
+    r = await client.post(
+        "/api/account/password", json={"username": username, "password": password}, headers=auth(player)
+    )
+    assert r.status == 200, await r.text()
+    return await r.json()
+
+
+async def sign_in(client, username="ada", password=PASSWORD, user_agent=PHONE):
+    return await client.post(
+        "/api/sessions", json={"username": username, "password": password}, headers={"User-Agent": user_agent}
+    )
+
+
+async def test_signing_in_on_a_second_device_shows_the_history_and_the_match_in_progress(make_client):
+    client = await make_client()
+    ada = await new_player(client)
+    match = await new_match(client, ada, difficulty="easy")
+    account = await sign_up(client, ada, username="Ada")
+    assert account["username"] == "Ada" and account["player_id"] == ada["player_id"]
+    r = await sign_in(client, username="ADA")
+    assert r.status == 201, await r.text()
+    phone = await r.json()
+    assert phone["player_id"] == ada["player_id"] and phone["token"] != ada["token"]
+    assert phone["username"] == "Ada" and phone["session_id"].startswith("s_")
+    listed = await (await client.get("/api/matches", headers=auth(phone))).json()
+    assert [m["match_id"] for m in listed["matches"]] == [match["match_id"]]
+    assert listed["matches"][0]["status"] == "active"
+    sock = await Socket.connect(client)
+    state = await sock.hello(match["match_id"], phone["token"])
+    assert state["type"] == "state" and state["view"]["seat"] == 0
+    await sock.ws.close()
+
+
+async def test_a_wrong_password_and_an_unknown_name_get_the_same_answer(make_client):
+    client = await make_client()
+    ada = await new_player(client)
+    await sign_up(client, ada)
+    wrong = await sign_in(client, password="not the password")
+    unknown = await sign_in(client, username="nobody-at-all")
+    assert wrong.status == unknown.status == 401
+    assert (
+        await wrong.json()
+        == await unknown.json()
+        == {"error": {"code": "unauthorized", "message": "wrong username or password"}}
+    )
+
+
+async def test_a_taken_username_a_computer_name_and_a_short_password_change_nothing(make_client):
+    client = await make_client()
+    ada, bob = await new_player(client, "Ada"), await new_player(client, "Bob")
+    await sign_up(client, ada, username="Ada")
+    for body, status, code in [
+        ({"username": "aDA", "password": PASSWORD}, 409, "username_taken"),
+        ({"username": "Computer (Hard)", "password": PASSWORD}, 400, "bad_request"),
+        ({"username": "bob", "password": "short"}, 400, "bad_request"),
+        ({"username": "bob"}, 400, "bad_request"),
+    ]:
+        r = await client.post("/api/account/password", json=body, headers=auth(bob))
+        assert r.status == status, await r.text()
+        assert (await r.json())["error"]["code"] == code
+    account = await (await client.get("/api/account", headers=auth(bob))).json()
+    assert account["username"] is None and account["passkeys"] == 0
+
+
+async def test_login_is_rate_limited_per_account_and_per_address(make_client):
+    client = await make_client(limits=Limits(login_account_rate="3/minute", login_address_rate="6/minute"))
+    ada = await new_player(client)
+    await sign_up(client, ada)
+    for _ in range(3):
+        assert (await sign_in(client, password="wrong password")).status == 401
+    r = await sign_in(client)  # even the right password, once the account's limit is hit
+    assert r.status == 429 and int(r.headers["Retry-After"]) >= 1
+    error = (await r.json())["error"]
+    assert error["code"] == "rate_limited" and error["limit"] == "login_account" and error["reset_in"] > 0
+    for name in ("bob", "cy"):  # other names, same address
+        assert (await sign_in(client, username=name)).status == 401
+    r = await sign_in(client, username="dee")
+    assert r.status == 429 and (await r.json())["error"]["limit"] == "login_address"
+
+
+async def test_sessions_are_listed_and_a_revoked_token_stops_at_once_and_its_socket_closes(make_client):
+    client = await make_client()
+    ada = await new_player(client)
+    match = await new_match(client, ada, difficulty="easy")
+    await sign_up(client, ada)
+    phone = await (await sign_in(client)).json()
+    sessions = (await (await client.get("/api/sessions", headers=auth(ada))).json())["sessions"]
+    assert [s["current"] for s in sessions] == [True, False]
+    assert sessions[1]["device"] == "Chrome on Android" and sessions[1]["session_id"] == phone["session_id"]
+    sock, mine = await Socket.connect(client), await Socket.connect(client)
+    await sock.hello(match["match_id"], phone["token"])
+    await mine.hello(match["match_id"], ada["token"])
+    r = await client.delete(f"/api/sessions/{phone['session_id']}", headers=auth(ada))
+    assert r.status == 204
+    assert await sock.closed() == 4001
+    await mine.send({"type": "ping"})
+    assert (await mine.recv_until("pong"))["type"] == "pong"  # the player's other session stays
+    r = await client.get("/api/account", headers=auth(phone))
+    assert r.status == 401
+    r = await client.delete(f"/api/sessions/{phone['session_id']}", headers=auth(ada))
+    assert r.status == 404
+
+
+async def test_sign_out_everywhere_keeps_only_the_current_session(make_client):
+    client = await make_client()
+    ada = await new_player(client)
+    await sign_up(client, ada)
+    phone, tablet = await (await sign_in(client)).json(), await (await sign_in(client)).json()
+    r = await client.post("/api/sessions/revoke-others", headers=auth(tablet))
+    assert r.status == 200 and await r.json() == {"revoked": 2}
+    for gone in (ada, phone):
+        assert (await client.get("/api/account", headers=auth(gone))).status == 401
+    sessions = (await (await client.get("/api/sessions", headers=auth(tablet))).json())["sessions"]
+    assert [s["session_id"] for s in sessions] == [tablet["session_id"]]
+
+
+async def test_no_log_line_holds_a_password_or_a_token(make_client, caplog):
+    caplog.set_level(logging.DEBUG)
+    client = await make_client()
+    ada = await new_player(client)
+    await sign_up(client, ada)
+    await sign_in(client, password="a wrong one!")
+    phone = await (await sign_in(client)).json()
+    await client.post("/api/sessions/revoke-others", headers=auth(phone))
+    secrets = [PASSWORD, "a wrong one!", ada["token"], phone["token"]]
+    for record in caplog.records:
+        text = record.getMessage() + " " + " ".join(f"{k}={v}" for k, v in vars(record).items())
+        assert not any(s in text for s in secrets), record.getMessage()
+
+
+class GapBroadcaster(InProcessBroadcaster):
+    """One process's broadcaster whose notifications the test can declare lost."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gap_listeners: list = []
+
+    def on_gap(self, listener) -> None:
+        self.gap_listeners.append(listener)
+
+    async def gap(self) -> None:
+        for listener in self.gap_listeners:
+            result = listener()
+            if result is not None:
+                await result
+
+
+async def test_after_lost_notifications_a_socket_whose_session_is_gone_is_closed(aiohttp_client, settings):
+    from server.storage import SqlStore, create_engine
+    from server.transport.app import create_app
+
+    broadcaster = GapBroadcaster()
+    client = await aiohttp_client(create_app(settings, broadcaster=broadcaster))
+    ada = await new_player(client)
+    match = await new_match(client, ada, difficulty="easy")
+    await sign_up(client, ada)
+    phone = await (await sign_in(client)).json()
+    sock, mine = await Socket.connect(client), await Socket.connect(client)
+    await sock.hello(match["match_id"], phone["token"])
+    await mine.hello(match["match_id"], ada["token"])
+    # Another process revoked the phone, and its notice was lost.
+    engine = create_engine(settings.database_url)
+    try:
+        assert await SqlStore(engine).delete_sessions(ada["player_id"], [phone["session_id"]]) == [
+            phone["session_id"]
+        ]
+    finally:
+        await engine.dispose()
+    await broadcaster.gap()
+    assert await sock.closed() == 4001
+    assert (await client.get("/api/account", headers=auth(phone))).status == 401
+    await mine.send({"type": "ping"})
+    assert (await mine.recv_until("pong"))["type"] == "pong"

@@ -1,0 +1,103 @@
+"""Accounts in the browser, as a person clicks, at phone and desktop sizes: a player who just
+played adds a username and password, registers a passkey (Chromium's virtual authenticator),
+signs in on a second browser with the password (the match in progress is there) and on a third
+with the passkey, lists the devices and signs out everywhere else; the first browser then finds
+itself signed out."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .conftest import DESKTOP, PHONE
+from .table import shot, start_vs_computer
+
+pytestmark = pytest.mark.browser
+
+PASSWORD = "correct horse battery"
+AUTHENTICATOR = {
+    "protocol": "ctap2",
+    "transport": "internal",
+    "hasResidentKey": True,
+    "hasUserVerification": True,
+    "isUserVerified": True,
+    "automaticPresenceSimulation": True,
+}
+
+
+def virtual_authenticator(page: Page) -> tuple[object, str]:
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("WebAuthn.enable")
+    found = cdp.send("WebAuthn.addVirtualAuthenticator", {"options": AUTHENTICATOR})
+    return cdp, found["authenticatorId"]
+
+
+def open_account(page: Page, base: str) -> None:
+    page.goto(base + "/#/account")
+    expect(page.get_by_role("heading", name="Account", level=1)).to_be_visible()
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_sign_up_passkey_sign_in_elsewhere_and_sign_out_everywhere(server, new_page, console, size):
+    # Chromium reports the wrong password's and the revoked token's 401s in the console.
+    console.allow(r"status of 401 \(Unauthorized\)")
+    options = PHONE if size == "phone" else DESKTOP
+    # WebAuthn needs a domain for its relying party: localhost, not 127.0.0.1.
+    base = server.replace("127.0.0.1", "localhost")
+
+    first = new_page(**options)
+    start_vs_computer(first, base, name="Ada", difficulty="Easy", rules="House rules")
+    open_account(first, base)
+    expect(first.get_by_text("Playing as Ada, without an account.")).to_be_visible()
+    shot(first, f"account-anonymous-{size}")
+    first.get_by_label("Username").first.fill("ada")
+    first.get_by_label("Password (8 characters or more)").fill(PASSWORD)
+    first.get_by_role("button", name="Create account").click()
+    expect(first.get_by_text("Signed in as ada (playing as Ada).")).to_be_visible()
+
+    cdp, authenticator = virtual_authenticator(first)
+    first.get_by_role("button", name="Add a passkey").click()
+    expect(first.get_by_text("1 passkey.")).to_be_visible()
+    credential = cdp.send("WebAuthn.getCredentials", {"authenticatorId": authenticator})["credentials"][0]  # type: ignore[attr-defined]
+
+    # A second browser signs in with the password: the match in progress is there.
+    second = new_page(**options)
+    open_account(second, base)
+    second.get_by_label("Username").fill("ADA")
+    second.get_by_label("Password").fill("wrong password")
+    second.get_by_role("button", name="Sign in", exact=True).click()
+    expect(second.get_by_role("alert")).to_have_text("wrong username or password")
+    second.get_by_label("Password").fill(PASSWORD)
+    second.get_by_role("button", name="Sign in", exact=True).click()
+    expect(second.get_by_text("Signed in as ada (playing as Ada).")).to_be_visible()
+    second.get_by_role("link", name="Play", exact=True).first.click()
+    expect(second.get_by_role("heading", name="Continue a match")).to_be_visible()
+    expect(second.get_by_role("link", name="Against Computer (Easy)")).to_be_visible()
+
+    # A third signs in with the passkey (the same credential, in its own authenticator).
+    third = new_page(**options)
+    open_account(third, base)
+    cdp3, authenticator3 = virtual_authenticator(third)
+    cdp3.send("WebAuthn.addCredential", {"authenticatorId": authenticator3, "credential": credential})  # type: ignore[attr-defined]
+    third.get_by_role("button", name="Sign in with a passkey").click()
+    expect(third.get_by_text("Signed in as ada (playing as Ada).")).to_be_visible()
+    devices = third.locator(".device-list li")
+    expect(devices).to_have_count(3)
+    expect(third.get_by_text("(this device)")).to_have_count(1)
+    shot(third, f"account-devices-{size}")
+
+    # Sign out everywhere else: only the third stays; the first finds itself signed out.
+    third.get_by_role("button", name="Sign out everywhere else").click()
+    expect(third.get_by_text("Signed out 2 other devices.")).to_be_visible()
+    expect(devices).to_have_count(1)
+    first.reload()
+    expect(first.get_by_text("This device was signed out.")).to_be_visible()
+    expect(first.get_by_role("heading", name="Sign in")).to_be_visible()
+    shot(first, f"account-signed-out-{size}")
+
+    # Signing out the last device leaves the sign-in form.
+    third.get_by_role("button", name="Sign out", exact=True).click()
+    expect(third.get_by_role("heading", name="Sign in")).to_be_visible()
+    expect(third.get_by_text(re.compile("Sign in to play as yourself"))).to_be_visible()
