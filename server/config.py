@@ -90,6 +90,12 @@ class Limits:
     """Matches one player may have waiting for an opponent; one more is ``too_many_matches``."""
     max_active_matches: int = 20
     """Matches one player may have in play (creating or joining one more: ``too_many_matches``)."""
+    waiting_match_seconds: float = 7 * 86400.0
+    """A match nobody has joined within this long is deleted (its invite stops working)."""
+    claim_seconds: float = 60.0
+    """How long a human opponent must have been disconnected before the match can be claimed."""
+    clock_tick_seconds: float = 1.0
+    """How often each server process looks for deadlines that have passed."""
     requests_rate: str = "600/minute"
     """REST requests per player token; a missing or unknown token counts against the client
     address instead."""
