@@ -312,3 +312,62 @@ async def test_two_replicas_racing_to_enforce_one_deadline_forfeit_the_match_exa
         assert await a.clocks.tick() == 0 and await b.clocks.tick() == 0
         await a.close()
         await b.close()
+
+
+# --- rematches ------------------------------------------------------------------------------------
+
+
+async def finish_by_resigning(service: MatchService, live, player) -> None:
+    await service.resign(player, live.match_id)
+    assert live.meta.status == "finished"
+
+
+async def test_a_rematch_offered_and_accepted_swaps_the_seats_and_keeps_rules_and_clock():
+    service = make_service()
+    live, ada, bob = await timed_match(service)
+    watching = [Recorder(0), Recorder(1)]
+    for rec in watching:
+        await service.subscribe(live, rec)
+    await finish_by_resigning(service, live, bob)
+    with pytest.raises(Conflict, match="not offered"):
+        await service.decline_rematch(ada, live.match_id)
+    offered = await service.offer_rematch(ada, live.match_id)
+    assert offered.rematch == {"offered_by": 0, "declined_by": None, "match_id": None}
+    assert watching[1].messages[-1]["view"]["rematch"] == {"offered_by": 0, "declined_by": None, "match_id": None}
+    accepted = await service.offer_rematch(bob, live.match_id)
+    new_id = accepted.rematch["match_id"]
+    assert new_id is not None
+    for rec in watching:  # both sockets learn the new match
+        assert rec.messages[-1]["view"]["rematch"]["match_id"] == new_id
+    new = await service.cache.get(new_id)
+    assert new.meta.status == "active"
+    assert new.meta.seat_ids == [bob.player_id, ada.player_id]
+    assert new.meta.rules == live.meta.rules and new.meta.time_control == live.meta.time_control
+    assert new.meta.deadline_at is not None  # its clock runs
+    # Asking again answers with the same rematch; nothing new is created.
+    assert (await service.offer_rematch(ada, live.match_id)).rematch["match_id"] == new_id
+
+
+async def test_a_rematch_can_be_declined_and_only_once_a_match_is_over():
+    service = make_service()
+    live, ada, bob = await timed_match(service)
+    from server.service.errors import MatchNotOver
+
+    with pytest.raises(MatchNotOver):
+        await service.offer_rematch(ada, live.match_id)
+    await finish_by_resigning(service, live, ada)
+    await service.offer_rematch(bob, live.match_id)
+    declined = await service.decline_rematch(ada, live.match_id)
+    assert declined.rematch == {"offered_by": None, "declined_by": 0, "match_id": None}
+
+
+async def test_a_rematch_against_the_computer_is_one_click():
+    service = make_service()
+    ada, _ = await service.create_player("Ada")
+    created = await service.create_match(ada, opponent="computer", difficulty="easy", rules="classic")
+    await service.resign(ada, created.meta.match_id)
+    meta = await service.offer_rematch(ada, created.meta.match_id)
+    new = await service.cache.get(meta.rematch["match_id"])
+    assert new.meta.status == "active" and new.meta.opponent == "computer"
+    assert new.meta.difficulty == "easy" and new.meta.rules == "classic"
+    assert new.meta.seat_ids[0] == ada.player_id
