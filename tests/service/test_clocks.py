@@ -333,7 +333,11 @@ async def test_a_rematch_offered_and_accepted_swaps_the_seats_and_keeps_rules_an
         await service.decline_rematch(ada, live.match_id)
     offered = await service.offer_rematch(ada, live.match_id)
     assert offered.rematch == {"offered_by": 0, "declined_by": None, "match_id": None}
-    assert watching[1].messages[-1]["view"]["rematch"] == {"offered_by": 0, "declined_by": None, "match_id": None}
+    assert watching[1].messages[-1]["view"]["rematch"] == {
+        "offered_by": 0,
+        "declined_by": None,
+        "match_id": None,
+    }
     accepted = await service.offer_rematch(bob, live.match_id)
     new_id = accepted.rematch["match_id"]
     assert new_id is not None
