@@ -155,6 +155,17 @@ class Settings:
             )
         if "GINRUMMY_BOT_WORKERS" in env:
             values["bot_workers"] = int(env["GINRUMMY_BOT_WORKERS"])
+        # Clock limits (docs/protocol.md, "Clocks, claims and rematches").
+        timing = {
+            name: float(env[var])
+            for name, var in (
+                ("claim_seconds", "GINRUMMY_CLAIM_SECONDS"),
+                ("waiting_match_seconds", "GINRUMMY_WAITING_MATCH_SECONDS"),
+            )
+            if var in env
+        }
+        if timing:
+            values["limits"] = replace(Limits(), **timing)
         for key, value in overrides.items():
             if value is not None:
                 values[key] = normalize_database_url(value) if key == "database_url" else value
