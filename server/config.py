@@ -156,7 +156,7 @@ class Settings:
         if "GINRUMMY_BOT_WORKERS" in env:
             values["bot_workers"] = int(env["GINRUMMY_BOT_WORKERS"])
         # Clock limits (docs/protocol.md, "Clocks, claims and rematches").
-        timing = {
+        timing: dict[str, Any] = {
             name: float(env[var])
             for name, var in (
                 ("claim_seconds", "GINRUMMY_CLAIM_SECONDS"),
