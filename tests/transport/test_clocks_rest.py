@@ -17,7 +17,9 @@ async def test_a_time_control_is_chosen_at_creation_and_shown_in_summary_and_vie
     created = await new_match(client, ada, opponent="human", time_control=REALTIME)
     assert created["time_control"] == REALTIME and created["rematch"] is None
     r = await client.post(
-        f"/api/matches/{created['match_id']}/join", json={"invite": created["invite"]["code"]}, headers=auth(bob)
+        f"/api/matches/{created['match_id']}/join",
+        json={"invite": created["invite"]["code"]},
+        headers=auth(bob),
     )
     assert r.status == 200
     ws = await client.ws_connect("/ws")
