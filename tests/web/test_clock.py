@@ -15,6 +15,8 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
+from tests.live_server import live_server
+
 from .conftest import DESKTOP, PHONE
 from .table import shot
 
@@ -88,6 +90,10 @@ def test_a_seat_that_never_moves_is_timed_out_three_times_and_forfeits(server, n
     texts = [p.locator("#status-line").inner_text() for p in pages.values()]
     assert any(t.startswith("You ran out of time") for t in texts), texts
     expect(pages["Ada"].get_by_role("heading", name="Match over")).to_be_visible()
+    for page in pages.values():
+        expect(page.get_by_test_id("forfeit-reason")).to_have_text(
+            re.compile("ran out of time three turns in a row")
+        )
     shot(pages["Ada"], f"clock-forfeit-{size}")
 
     # Rematch: Ada offers, Bob accepts; both tables move to the new match.
@@ -99,3 +105,34 @@ def test_a_seat_that_never_moves_is_timed_out_three_times_and_forfeits(server, n
         expect(page).not_to_have_url(re.compile(re.escape(match_id) + "$"))
         expect(page.get_by_role("timer")).to_have_count(2)
     assert pages["Ada"].url == pages["Bob"].url
+
+
+@pytest.fixture
+def quick_claims(tmp_path):
+    """A server whose grace period before a claim is 0 s (the page shows the claim at once)."""
+    with live_server(tmp_path, extra_env={"GINRUMMY_CLAIM_SECONDS": "0"}) as base_url:
+        yield base_url
+
+
+def test_when_the_opponent_leaves_the_other_player_can_claim_the_win(quick_claims, new_page):
+    server = quick_claims
+    ada = _post(server, "/api/players", {"name": "Ada"})
+    bob = _post(server, "/api/players", {"name": "Bob"})
+    created = _post(server, "/api/matches", {"opponent": "human"}, ada["token"])
+    match_id = created["match_id"]
+    _post(server, f"/api/matches/{match_id}/join", {"invite": created["invite"]["code"]}, bob["token"])
+    pages = []
+    for player, options in ((ada, PHONE), (bob, DESKTOP)):
+        page = new_page(**options)
+        _as_player(page, server, player)
+        page.goto(f"{server}/#/play/{match_id}")
+        expect(page.locator("#status-line")).not_to_be_empty()
+        pages.append(page)
+    expect(pages[0].get_by_role("button", name="Claim the win")).to_be_hidden()  # Bob is here
+    pages[1].goto(server + "/")  # Bob leaves the table
+    claim = pages[0].get_by_role("button", name="Claim the win")
+    expect(claim).to_be_visible()
+    shot(pages[0], "claim-phone")
+    claim.tap()
+    expect(pages[0].locator("#status-line")).to_have_text(re.compile("Bob left the match: You win"))
+    expect(pages[0].get_by_test_id("forfeit-reason")).to_have_text(re.compile("Bob left the match"))

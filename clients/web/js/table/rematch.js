@@ -65,6 +65,7 @@ export function renderRematch(t) {
   }
   const computer = (v.players || []).some((p) => p.kind === "computer");
   const them = who(v, 1 - v.seat);
+  const why = reasonLine(v);
   let content;
   if (computer) content = [button(t, "Play again", "rematch", { primary: true, testid: "rematch" })];
   else if (r.offered_by === v.seat) content = [h("p", { "data-testid": "rematch-note" }, `Rematch offered: waiting for ${them} to accept.`)];
@@ -79,5 +80,14 @@ export function renderRematch(t) {
       r.declined_by === v.seat ? h("p", { "data-testid": "rematch-note" }, "You declined the rematch.") : null,
       button(t, "Offer a rematch", "rematch", { primary: true, testid: "rematch" }),
     ];
-  replaceChildren(box, h("section", { class: "panel rematch", "aria-label": "Rematch" }, content));
+  replaceChildren(box, h("section", { class: "panel rematch", "aria-label": "Rematch" }, why, content));
+}
+
+/** Why a forfeited match ended, when it was the clock or a player who left. */
+function reasonLine(v) {
+  const loser = 1 - v.outcome.winner;
+  const name = who(v, loser);
+  if (v.outcome.reason === "timeout") return h("p", { class: "forfeit-reason", "data-testid": "forfeit-reason" }, `${name} ran out of time three turns in a row: the match is forfeited.`);
+  if (v.outcome.reason === "abandoned") return h("p", { class: "forfeit-reason", "data-testid": "forfeit-reason" }, `${name} left the match and it was claimed.`);
+  return null;
 }
