@@ -94,6 +94,8 @@ class Clocks:
 
     def restamp(self, live: LiveMatch, meta: MatchMeta, action: StoredAction | None) -> None:
         """Before a commit: ``meta``'s clock and deadline after this change."""
+        if meta.time_control is None:
+            return  # untimed (the hot path of every untimed write)
         tc = time_control_of(meta)
         if not tc.timed:
             return
@@ -205,6 +207,10 @@ class Clocks:
                 log.info("waiting match expired", extra={"match_id": match_id})
 
     async def _warn(self, now: datetime) -> None:
+        for match_id in [m for m in self.warned if m not in self.cache]:
+            del self.warned[match_id]  # (dropped from memory: nothing to warn here)
+        for match_id in [m for m in self.gone if m not in self.cache]:
+            del self.gone[match_id]
         for live in self.cache:
             meta = live.meta
             tc = time_control_of(meta)
