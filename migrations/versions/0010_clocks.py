@@ -24,14 +24,14 @@ def upgrade() -> None:
         batch.add_column(sa.Column('clock', sa.JSON(), nullable=True))
         batch.add_column(sa.Column('deadline_at', sa.DateTime(timezone=True), nullable=True))
         batch.add_column(sa.Column('rematch', sa.JSON(), nullable=True))
-        batch.create_index('ix_matches_deadline_at', ['deadline_at'], unique=False)
+        batch.create_index('ix_matches_status_deadline', ['status', 'deadline_at'], unique=False)
         batch.create_index('ix_matches_status_created', ['status', 'created_at'], unique=False)
 
 
 def downgrade() -> None:
     with op.batch_alter_table('matches') as batch:
         batch.drop_index('ix_matches_status_created')
-        batch.drop_index('ix_matches_deadline_at')
+        batch.drop_index('ix_matches_status_deadline')
         batch.drop_column('rematch')
         batch.drop_column('deadline_at')
         batch.drop_column('clock')

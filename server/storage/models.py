@@ -94,7 +94,7 @@ class Match(Base):
     __table_args__ = (
         Index("ix_matches_seat0_created", "seat0_id", "created_at"),
         Index("ix_matches_seat1_created", "seat1_id", "created_at"),
-        Index("ix_matches_deadline_at", "deadline_at"),
+        Index("ix_matches_status_deadline", "status", "deadline_at"),
         Index("ix_matches_status_created", "status", "created_at"),
     )
 
