@@ -95,6 +95,12 @@ class Limits:
     with ``limit: "login_account"``."""
     login_address_rate: str = "30/minute"
     """Sign-ins tried (password or passkey) from one client address: ``limit: "login_address"``."""
+    waiting_match_seconds: float = 7 * 86400.0
+    """A match nobody has joined within this long is deleted (its invite stops working)."""
+    claim_seconds: float = 60.0
+    """How long a human opponent must have been disconnected before the match can be claimed."""
+    clock_tick_seconds: float = 1.0
+    """How often each server process looks for deadlines that have passed."""
     requests_rate: str = "600/minute"
     """REST requests per player token; a missing or unknown token counts against the client
     address instead."""
@@ -154,6 +160,17 @@ class Settings:
             )
         if "GINRUMMY_BOT_WORKERS" in env:
             values["bot_workers"] = int(env["GINRUMMY_BOT_WORKERS"])
+        # Clock limits (docs/protocol.md, "Clocks, claims and rematches").
+        timing: dict[str, Any] = {
+            name: float(env[var])
+            for name, var in (
+                ("claim_seconds", "GINRUMMY_CLAIM_SECONDS"),
+                ("waiting_match_seconds", "GINRUMMY_WAITING_MATCH_SECONDS"),
+            )
+            if var in env
+        }
+        if timing:
+            values["limits"] = replace(Limits(), **timing)
         for key, value in overrides.items():
             if value is not None:
                 values[key] = normalize_database_url(value) if key == "database_url" else value

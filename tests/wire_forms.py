@@ -13,8 +13,20 @@ from server.rules import Action, Event, HandLog, HandResult, MatchOutcome, Match
 from server.wire import convert
 from server.wire import messages as w
 
-ENVELOPE = ("match_id", "status", "version", "players", "status_line")
-"""The fields of a ``state`` message's view that come from the match row, not from the rules."""
+ENVELOPE = (
+    "match_id",
+    "status",
+    "version",
+    "players",
+    "status_line",
+    "time_control",
+    "clock",
+    "claim_at",
+    "claim_in_ms",
+    "rematch",
+)
+"""The fields of a ``state`` message's view that come from the match row (and the service's
+clocks), not from the rules."""
 
 
 def match_view(mv: MatchView, *, playable: bool = True, **envelope: Any) -> w.View:
@@ -27,6 +39,11 @@ def match_view(mv: MatchView, *, playable: bool = True, **envelope: Any) -> w.Vi
         "version": 1,
         "players": [],
         "status_line": "",
+        "time_control": w.TimeControl(),
+        "clock": None,
+        "claim_at": None,
+        "claim_in_ms": None,
+        "rematch": None,
         **envelope,
     }
     return w.View(

@@ -38,12 +38,18 @@ class SeatTotal:
 
 @dataclass(frozen=True, slots=True)
 class MatchOutcome:
-    """How a match ended: the winning seat, ``"target"`` (reached 100) or ``"resign"``, and both
-    seats' totals."""
+    """How a match ended: the winning seat, why (``"target"``: reached 100; a forfeit:
+    ``"resign"``, ``"timeout"`` or ``"abandoned"``, see :data:`FORFEITS`), and both seats'
+    totals."""
 
     winner: int
-    reason: str  # "target" | "resign"
+    reason: str  # "target" | "resign" | "timeout" | "abandoned"
     totals: tuple[SeatTotal, SeatTotal]
+
+
+FORFEITS = ("resign", "timeout", "abandoned")
+"""The ways a seat loses a match before the target: it resigned, its clock ran out (the service
+decides when), or it left and the other seat claimed the match."""
 
 
 @dataclass(slots=True)
@@ -167,12 +173,15 @@ class MatchState:
             winner, reason, (SeatTotal(scores[0], *bonuses[0]), SeatTotal(scores[1], *bonuses[1]))
         )
 
-    def resign(self, seat: int) -> None:
-        """``seat`` resigns: the other seat wins the match (no bonuses are added)."""
+    def resign(self, seat: int, reason: str = "resign") -> None:
+        """``seat`` forfeits (``reason``, one of :data:`FORFEITS`): the other seat wins the match
+        (no bonuses are added)."""
         if self.is_over:
             raise IllegalActionError("the match is over")
+        if reason not in FORFEITS:
+            raise ValueError(f"a forfeit is one of {FORFEITS}")
         self.resigned = seat
-        self._end(1 - seat, "resign")
+        self._end(1 - seat, reason)
 
     def view(self, seat: int | None) -> MatchView:
         """What ``seat`` (``None``: a watcher) may see of the match and of the hand in play."""
@@ -197,6 +206,7 @@ class MatchState:
             "first_starter": self.first_starter,
             "actions": [[s, a.to_wire()] for log in self.log for s, a in log.actions],
             "resigned": self.resigned,
+            "reason": None if self.outcome is None else self.outcome.reason,
         }
 
     @staticmethod
@@ -213,7 +223,7 @@ class MatchState:
         for seat, wire in record["actions"]:
             m.apply(Action.from_wire(wire), seat)
         if record.get("resigned") is not None:
-            m.resign(record["resigned"])
+            m.resign(record["resigned"], record.get("reason") or "resign")
         return m
 
 
@@ -231,6 +241,7 @@ def new_match(rules: Rules | str, seed: int | str, first_starter: int | None = N
 
 __all__ = [
     "DECK",
+    "FORFEITS",
     "HandLog",
     "MatchOutcome",
     "MatchState",

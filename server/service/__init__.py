@@ -10,8 +10,10 @@ from .ids import Ids, SecretIds, SequentialIds
 from .matches import CreatedMatch, LiveMatch, MatchCaps, MatchService, Subscriber, hash_token
 from .metrics import Metrics
 from .ports import Broadcaster, InProcessBroadcaster, MatchMeta, MatchRecord, PlayerRecord, SeatUpdate, Store
+from .timecontrol import PRESETS, TimeControl, Timing
 
 __all__ = [
+    "PRESETS",
     "Broadcaster",
     "Clock",
     "CreatedMatch",
@@ -32,5 +34,7 @@ __all__ = [
     "Store",
     "Subscriber",
     "SystemClock",
+    "TimeControl",
+    "Timing",
     "hash_token",
 ]

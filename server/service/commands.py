@@ -39,6 +39,7 @@ from .metrics import Metrics
 from .players import hash_token
 from .ports import MatchMeta, PlayerRecord, Store
 from .queries import OPPONENTS, seat_of
+from .timecontrol import TimeControl
 from .writer import Writer
 
 log = logging.getLogger("server.service")
@@ -103,13 +104,17 @@ class Commands:
         difficulty: str = "normal",
         rules: str = "house",
         caps: MatchCaps | None = None,
+        time_control: TimeControl | None = None,
     ) -> CreatedMatch:
+        tc = time_control or TimeControl.none()
         if opponent not in OPPONENTS:
             raise BadRequest(f"opponent must be one of {list(OPPONENTS)}")
         if difficulty not in DIFFICULTIES:
             raise BadRequest(f"difficulty must be one of {list(DIFFICULTIES)}")
         if rules not in RULES:
             raise BadRequest(f"rules must be one of {sorted(RULES)}")
+        if tc.timed and opponent == "computer":
+            raise BadRequest("a match against the computer has no clock: time_control must be 'none'")
         self.writer.check_open()
         caps = caps or MatchCaps()
         async with self._player_lock(player.player_id):
@@ -117,9 +122,11 @@ class Commands:
                 await self._check_cap(player, "active", caps.active)
             else:
                 await self._check_cap(player, "waiting", caps.waiting)
-            return await self._create(player, opponent, difficulty, rules)
+            return await self._create(player, opponent, difficulty, rules, tc)
 
-    async def _create(self, player: PlayerRecord, opponent: str, difficulty: str, rules: str) -> CreatedMatch:
+    async def _create(
+        self, player: PlayerRecord, opponent: str, difficulty: str, rules: str, tc: TimeControl
+    ) -> CreatedMatch:
         seed = self.ids.seed()
         state = new_match(rules, seed)
         watch_token = self.ids.token()
@@ -147,6 +154,7 @@ class Commands:
             outcome=None,
             created_at=now,
             updated_at=now,
+            time_control=tc.to_dict() if tc.timed else None,
         )
         await self.store.create_match(meta)
         live = self.cache.new(meta, state)
@@ -258,6 +266,9 @@ class Commands:
         """Apply ``action`` (a wire dict) for ``seat``; returns (version, whether it was a
         repeated id answered from before). ``on_commit(version)`` runs after the commit and
         before anyone is told of the new state (the transport sends its ack there)."""
+        if client_id is not None and client_id.startswith("server:"):
+            self.metrics.action_errors.labels("bad_request").inc()
+            raise BadRequest("action ids starting 'server:' are the server's own")
         try:
             parsed = Action.from_wire(action)
         except RulesError as e:

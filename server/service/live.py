@@ -207,6 +207,7 @@ def replay(meta: MatchMeta, actions: list[StoredAction]) -> MatchState:
                 "first_starter": meta.first_starter,
                 "actions": [[a.seat, a.action] for a in actions],
                 "resigned": meta.resigned,
+                "reason": (meta.outcome or {}).get("reason"),
             }
         )
     except RulesError:

@@ -32,6 +32,7 @@ from server.bots import make_bot
 
 from .accounts import Accounts
 from .clock import Clock, SystemClock
+from .clocks import Clocks
 from .commands import Commands, CreatedMatch, MatchCaps
 from .computer import Computer
 from .errors import Unauthorized
@@ -52,12 +53,23 @@ from .ports import (
 )
 from .presence import Presence
 from .queries import Queries
+from .rematch import Rematches
 from .thinking import ThinkingPool
+from .timecontrol import TimeControl, Timing
 from .writer import Writer
 
 log = logging.getLogger("server.service")
 
-__all__ = ["CreatedMatch", "LiveMatch", "MatchCaps", "MatchService", "Subscriber", "hash_token"]
+__all__ = [
+    "CreatedMatch",
+    "LiveMatch",
+    "MatchCaps",
+    "MatchService",
+    "Subscriber",
+    "TimeControl",
+    "Timing",
+    "hash_token",
+]
 
 
 class MatchService:
@@ -74,6 +86,7 @@ class MatchService:
         thinking: ThinkingPool | None = None,
         clock: Clock | None = None,
         ids: Ids | None = None,
+        timing: Timing | None = None,
     ) -> None:
         self.store = store
         self.broadcaster: Broadcaster = broadcaster or InProcessBroadcaster()
@@ -114,6 +127,19 @@ class MatchService:
         self.commands = Commands(
             store, self.cache, self.writer, self.computer, self.metrics, self.clock, self.ids
         )
+        timing = timing or Timing()
+        self.clocks = Clocks(
+            store,
+            self.cache,
+            self.writer,
+            self.clock,
+            tick_seconds=timing.tick_seconds,
+            claim_seconds=timing.claim_seconds,
+            waiting_seconds=timing.waiting_seconds,
+        )
+        self.writer.restamp = self.clocks.restamp
+        self.writer.annotate = self.clocks.annotate
+        self.rematches = Rematches(store, self.cache, self.writer, self.commands, self.clock, self.ids)
         self.broadcaster.listen(self._on_change)
         self.metrics.live_matches.set_function(
             lambda: sum(1 for lv in self.cache.held.values() if lv.meta.status != "finished")
@@ -135,6 +161,7 @@ class MatchService:
         """Stop: refuse new writes, cancel the computer's pending turns, and wait for writes in
         flight to commit."""
         self.writer.closing = True
+        await self.clocks.close()
         self.presence.close()
         await self.computer.close()
         await self.writer.drain()
@@ -185,9 +212,15 @@ class MatchService:
         difficulty: str = "normal",
         rules: str = "house",
         caps: MatchCaps | None = None,
+        time_control: TimeControl | None = None,
     ) -> CreatedMatch:
         return await self.commands.create_match(
-            player, opponent=opponent, difficulty=difficulty, rules=rules, caps=caps
+            player,
+            opponent=opponent,
+            difficulty=difficulty,
+            rules=rules,
+            caps=caps,
+            time_control=time_control,
         )
 
     async def join(
@@ -200,6 +233,22 @@ class MatchService:
 
     async def cancel(self, player: PlayerRecord, match_id: str) -> MatchMeta:
         return await self.commands.cancel(player, match_id)
+
+    # --- clocks, claims, rematches (see clocks.py, rematch.py) ----------------------------------
+
+    def start_clocks(self) -> None:
+        """Start enforcing deadlines (at once: any that passed while no server ran, then every
+        ``Timing.tick_seconds``)."""
+        self.clocks.start()
+
+    async def claim(self, player: PlayerRecord, match_id: str) -> MatchMeta:
+        return await self.clocks.claim(player, match_id)
+
+    async def offer_rematch(self, player: PlayerRecord, match_id: str) -> MatchMeta:
+        return await self.rematches.offer(player, match_id)
+
+    async def decline_rematch(self, player: PlayerRecord, match_id: str) -> MatchMeta:
+        return await self.rematches.decline(player, match_id)
 
     async def act(
         self,

@@ -40,7 +40,7 @@ class SeatUpdate:
     subscriber of that seat; the transport frames it, once (``text`` keeps the framed message).
     """
 
-    __slots__ = ("connected", "meta", "seat", "text", "view")
+    __slots__ = ("claim_at", "connected", "meta", "now", "seat", "text", "view")
 
     def __init__(self, meta: MatchMeta, view: MatchView, connected: tuple[bool, bool]) -> None:
         self.meta = meta
@@ -48,6 +48,10 @@ class SeatUpdate:
         self.seat = view.seat
         self.connected = connected
         self.text: str | None = None
+        self.now: datetime | None = None
+        """The server time the update was made at (its clock's remaining time is as of then)."""
+        self.claim_at: datetime | None = None
+        """When this seat may claim the match, its opponent gone (None: it is not gone)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +88,14 @@ class MatchMeta:
     outcome: dict[str, Any] | None
     created_at: datetime
     updated_at: datetime
+    time_control: dict[str, Any] | None = None
+    """The match's time control (:class:`~.timecontrol.TimeControl` as a dict); None: untimed."""
+    clock: dict[str, Any] | None = None
+    """A timed match's clock (:class:`~.timecontrol.ClockState` as a dict)."""
+    deadline_at: datetime | None = None
+    """When the turn being timed runs out (whichever process is up enforces it)."""
+    rematch: dict[str, Any] | None = None
+    """A finished match's rematch: ``{"offered_by": seat, "declined_by": seat, "match_id": id}``."""
 
     def copy(self) -> MatchMeta:
         # Field by field rather than dataclasses.replace: this runs on every action.
@@ -108,6 +120,10 @@ class MatchMeta:
             self.outcome,
             self.created_at,
             self.updated_at,
+            self.time_control,
+            self.clock,  # (never changed in place: a change assigns a new dict)
+            self.deadline_at,
+            self.rematch,
         )
 
 
@@ -185,6 +201,14 @@ class Store(AccountStore, Protocol):
         ...
 
     async def finished_hands(self, match_id: str) -> list[FinishedHand]: ...
+    async def due_matches(self, now: datetime, limit: int) -> list[str]:
+        """Active matches whose ``deadline_at`` is ``now`` or earlier, earliest first."""
+        ...
+
+    async def stale_waiting(self, before: datetime, limit: int) -> list[tuple[str, int]]:
+        """``(match_id, version)`` of waiting matches created before ``before``, oldest first."""
+        ...
+
     async def stats(self, player_id: str) -> dict[str, int]: ...
 
 

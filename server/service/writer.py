@@ -84,6 +84,10 @@ class Writer:
         self.after_write = after_write
         self.closing = False
         self._writes: set[asyncio.Task[Any]] = set()
+        # Set by the clocks (:mod:`.clocks`): a change's clock and deadline, before its commit;
+        # each update's server time and claim.
+        self.restamp: Callable[[LiveMatch, MatchMeta, StoredAction | None], None] = lambda *_: None
+        self.annotate: Callable[[LiveMatch, SeatUpdate], None] = lambda *_: None
 
     # --- running a change ---------------------------------------------------------------------
 
@@ -207,6 +211,7 @@ class Writer:
         """Commit the change (under the lock), then tell the writer (``on_commit``), then
         everyone. On any failure the live match is rebuilt from the store, since
         ``live.state`` may already hold the change."""
+        self.restamp(live, meta, action)
         started = self.clock.monotonic()
         try:
             ok = await self.store.commit(Change(live.meta.version, meta, action, hands))
@@ -247,7 +252,9 @@ class Writer:
 
     def update(self, live: LiveMatch, seat: int | None) -> SeatUpdate:
         """What ``seat`` sees now; only call it holding the match's lock."""
-        return SeatUpdate(live.meta, live.state.view(seat), self.connected(live))
+        update = SeatUpdate(live.meta, live.state.view(seat), self.connected(live))
+        self.annotate(live, update)
+        return update
 
     def fan_out(self, live: LiveMatch, skip: Subscriber | None = None) -> None:
         """Every subscriber of ``live`` (but ``skip``) its seat's view, built once per seat."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from server.service.account_ports import UNKNOWN_DEVICE, SessionRecord, session_id_of
 from server.service.ports import Change, FinishedHand, MatchMeta, PlayerRecord, StoredAction
@@ -98,7 +99,7 @@ class MemoryStore(AccountsMemory):
         stored.rules, stored.opponent, stored.difficulty = first.rules, first.opponent, first.difficulty
         stored.seed, stored.first_starter = first.seed, first.first_starter
         stored.seat_ids[0], stored.watch_token_hash = first.seat_ids[0], first.watch_token_hash
-        stored.created_at = first.created_at
+        stored.created_at, stored.time_control = first.created_at, first.time_control
         m.meta = stored
         if a is not None:
             m.actions.append(copy.deepcopy(a))
@@ -143,6 +144,24 @@ class MemoryStore(AccountsMemory):
         if m is None:
             return []
         return [copy.deepcopy(h) for h in sorted(m.hands, key=lambda h: h.number)]
+
+    async def due_matches(self, now: datetime, limit: int) -> list[str]:
+        due = [
+            m.meta
+            for m in self._matches.values()
+            if m.meta.status == "active" and m.meta.deadline_at is not None and m.meta.deadline_at <= now
+        ]
+        due.sort(key=lambda meta: (meta.deadline_at or now, meta.match_id))
+        return [meta.match_id for meta in due[:limit]]
+
+    async def stale_waiting(self, before: datetime, limit: int) -> list[tuple[str, int]]:
+        found = [
+            m.meta
+            for m in self._matches.values()
+            if m.meta.status == "waiting" and m.meta.created_at < before
+        ]
+        found.sort(key=lambda meta: (meta.created_at, meta.match_id))
+        return [(meta.match_id, meta.version) for meta in found[:limit]]
 
     async def stats(self, player_id: str) -> dict[str, int]:
         matches = wins = hands = hands_won = gins = undercuts = points = 0
@@ -189,4 +208,7 @@ class MemoryStore(AccountsMemory):
 def _copy(meta: MatchMeta) -> MatchMeta:
     out = meta.copy()
     out.outcome = copy.deepcopy(meta.outcome)
+    out.time_control = copy.deepcopy(meta.time_control)
+    out.clock = copy.deepcopy(meta.clock)
+    out.rematch = copy.deepcopy(meta.rematch)
     return out

@@ -91,10 +91,18 @@ class Match(Base):
     outcome: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # Clocks (migration 0010_clocks): the time control (written at creation; null: untimed),
+    # the clock's state, the deadline every process enforces, and a finished match's rematch.
+    time_control: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    clock: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    deadline_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    rematch: Mapped[dict[str, Any] | None] = mapped_column(JSON)
 
     __table_args__ = (
         Index("ix_matches_seat0_created", "seat0_id", "created_at"),
         Index("ix_matches_seat1_created", "seat1_id", "created_at"),
+        Index("ix_matches_status_deadline", "status", "deadline_at"),
+        Index("ix_matches_status_created", "status", "created_at"),
     )
 
 

@@ -7,6 +7,7 @@ lands whole at the expected version or not at all. Nothing here decides game rul
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, bindparam, case, delete, func, insert, or_, select, update
@@ -196,6 +197,20 @@ class SqlStore(AccountsSql):
             for h in rows
         ]
 
+    async def due_matches(self, now: datetime, limit: int) -> list[str]:
+        where = and_(Match.status == "active", Match.deadline_at <= now)
+        async with self.sessions() as s:
+            rows = await s.execute(select(Match.id).where(where).order_by(Match.deadline_at).limit(limit))
+            return [r[0] for r in rows]
+
+    async def stale_waiting(self, before: datetime, limit: int) -> list[tuple[str, int]]:
+        where = and_(Match.status == "waiting", Match.created_at < before)
+        async with self.sessions() as s:
+            rows = await s.execute(
+                select(Match.id, Match.version).where(where).order_by(Match.created_at).limit(limit)
+            )
+            return [(r[0], r[1]) for r in rows]
+
     async def stats(self, player_id: str) -> dict[str, int]:
         mine = or_(Match.seat0_id == player_id, Match.seat1_id == player_id)
         my_seat = case((Match.seat0_id == player_id, 0), else_=1)
@@ -250,6 +265,7 @@ def _fixed_values(meta: MatchMeta) -> dict[str, Any]:
         "seat0_id": meta.seat_ids[0],
         "watch_token_hash": meta.watch_token_hash,
         "created_at": meta.created_at,
+        "time_control": meta.time_control,
     }
 
 
@@ -269,6 +285,9 @@ def row_values(meta: MatchMeta) -> dict[str, Any]:
         "resigned": meta.resigned,
         "outcome": meta.outcome,
         "updated_at": meta.updated_at,
+        "clock": meta.clock,
+        "deadline_at": meta.deadline_at,
+        "rematch": meta.rematch,
     }
 
 
@@ -294,6 +313,10 @@ def _meta(m: Match, name0: str, name1: str | None) -> MatchMeta:
         outcome=m.outcome,
         created_at=m.created_at,
         updated_at=m.updated_at,
+        time_control=m.time_control,
+        clock=m.clock,
+        deadline_at=m.deadline_at,
+        rematch=m.rematch,
     )
 
 
@@ -312,6 +335,9 @@ ROW_COLUMNS = (
     "resigned",
     "outcome",
     "updated_at",
+    "clock",
+    "deadline_at",
+    "rematch",
 )
 # Read statements built once: building them per call (the seat aliases above all) cost as much
 # CPU as running them.

@@ -22,6 +22,7 @@ from server.config import Settings
 from server.service import Broadcaster, InProcessBroadcaster, MatchService, Metrics
 from server.service.errors import RateLimited, ServiceError, TooLarge, Unavailable
 from server.service.thinking import ThinkingPool
+from server.service.timecontrol import Timing
 from server.storage import create_engine, store_unreachable, upgrade
 from server.storage.group_commit import GroupCommitStore
 from server.wire.messages import ErrorDetail, ErrorResponse
@@ -172,6 +173,7 @@ def service_ctx(
             app[ENGINE], notify_channel=notify, on_batch=app[METRICS].commit_batch_size.observe
         )
         workers = app[SETTINGS].bot_workers
+        limits = app[SETTINGS].limits
         thinking = None
         if workers > 0:
             thinking = ThinkingPool(workers, on_lighter=app[METRICS].bot_lighter.inc)
@@ -182,8 +184,10 @@ def service_ctx(
             broadcaster=chosen,
             metrics=app[METRICS],
             thinking=thinking,
+            timing=Timing(limits.clock_tick_seconds, limits.claim_seconds, limits.waiting_match_seconds),
             **kwargs,
         )
+        service.start_clocks()
         # Notifications missed while the broadcaster was reconnecting: check every match.
         chosen.on_gap(service.resync)
         app[SERVICE] = service

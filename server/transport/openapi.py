@@ -185,6 +185,43 @@ def openapi_document() -> dict[str, Any]:
                 },
             }
         },
+        "/api/matches/{match_id}/claim": {
+            "post": {
+                "summary": "Claim the match: your human opponent has been gone past the grace period",
+                "description": "Allowed from the view's claim_at on (Limits.claim_seconds, 60 s, after"
+                " this server first saw the opponent disconnected); before that, or while the opponent"
+                " is connected, 409 conflict. You win with outcome reason abandoned.",
+                "parameters": [_MATCH_ID],
+                "responses": {
+                    **_ok("MatchSummary", "The finished match"),
+                    **_errors(401, 403, 404, 409, 429),
+                },
+            }
+        },
+        "/api/matches/{match_id}/rematch": {
+            "post": {
+                "summary": "Offer a rematch of a finished match, or accept the one offered",
+                "description": "Same rules and time control, seats swapped. Against the computer the"
+                " rematch starts at once; against a human it starts when the other player offers too."
+                " rematch.match_id names the new match (both players' sockets get it in their next"
+                " state). Before the end, 409 match_not_over.",
+                "parameters": [_MATCH_ID],
+                "responses": {
+                    **_ok("MatchSummary", "The finished match and its rematch"),
+                    **_errors(401, 403, 404, 409, 429),
+                },
+            }
+        },
+        "/api/matches/{match_id}/rematch/decline": {
+            "post": {
+                "summary": "Decline the rematch your opponent offered",
+                "parameters": [_MATCH_ID],
+                "responses": {
+                    **_ok("MatchSummary", "The finished match"),
+                    **_errors(401, 403, 404, 409, 429),
+                },
+            }
+        },
         "/api/rules": {
             "get": {
                 "summary": "The rule presets (house, classic)",

@@ -18,6 +18,8 @@ from server.service.ports import COMPUTER_SEAT, MatchMeta, MatchRecord, SeatUpda
 from server.wire import convert
 from server.wire import messages as w
 
+from . import clocks
+
 _encoder = msgspec.json.Encoder()
 
 
@@ -65,6 +67,8 @@ def _summary_fields(meta: MatchMeta, viewer: str | None) -> dict[str, Any]:
         "created_at": iso(meta.created_at),
         "updated_at": iso(meta.updated_at),
         "version": meta.version,
+        "time_control": clocks.time_control(meta),
+        "rematch": clocks.rematch(meta),
         "seat": meta.seat_ids.index(viewer)
         if viewer is not None and viewer in meta.seat_ids
         else msgspec.UNSET,
@@ -115,6 +119,7 @@ def view(update: SeatUpdate) -> w.View:
         last_result=convert.hand_result(last) if last is not None else None,
         outcome=convert.outcome(mv.outcome),
         status_line=status_line(meta, mv),
+        **clocks.view_fields(update),  # type: ignore[arg-type]
     )
 
 
@@ -180,6 +185,9 @@ def describe_result(meta: MatchMeta, result: HandResult, viewer: int | None) -> 
     return f"{what}: {winner} {scores} {result.points} ({result.breakdown})"
 
 
+FORFEIT_WORDS = {"resign": "resigned", "timeout": "ran out of time", "abandoned": "left the match"}
+
+
 def status_line(meta: MatchMeta, view: MatchView) -> str:
     """A short sentence saying what is happening and what the viewer may do."""
     seat = view.seat
@@ -189,9 +197,9 @@ def status_line(meta: MatchMeta, view: MatchView) -> str:
     if outcome is not None:
         winner = _name(meta, outcome.winner, seat)
         verb = "win" if winner == "You" else "wins"
-        if outcome.reason == "resign":
+        if outcome.reason in FORFEIT_WORDS:
             loser = _name(meta, 1 - outcome.winner, seat)
-            return f"{loser} resigned: {winner} {verb} the match"
+            return f"{loser} {FORFEIT_WORDS[outcome.reason]}: {winner} {verb} the match"
         totals = " to ".join(str(t.total) for t in sorted(outcome.totals, key=lambda t: -t.total))
         return f"{winner} {verb} the match, {totals}"
     hand = view.hand

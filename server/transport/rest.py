@@ -17,6 +17,7 @@ from aiohttp import web
 from server.bots import DIFFICULTIES
 from server.rules import RULES
 from server.service import PlayerRecord
+from server.service.clocks import parse_time_control
 from server.service.commands import MatchCaps
 from server.service.errors import BadRequest, NotFound, Unauthorized
 from server.storage import reachable
@@ -149,8 +150,14 @@ async def stats(request: web.Request) -> web.Response:
 async def create_match(request: web.Request) -> web.Response:
     player = await _player(request)
     body: w.CreateMatch = decode_body(await _read_body(request), w.CreateMatch)
+    tc = body.time_control
     created = await request.app[SERVICE].create_match(
-        player, opponent=body.opponent, difficulty=body.difficulty, rules=body.rules, caps=_caps(request)
+        player,
+        opponent=body.opponent,
+        difficulty=body.difficulty,
+        rules=body.rules,
+        caps=_caps(request),
+        time_control=None if tc is None else parse_time_control(tc.kind, tc.move_seconds, tc.bank_seconds),
     )
     meta = created.meta
     invite = None
@@ -222,6 +229,27 @@ async def cancel_match(request: web.Request) -> web.Response:
     await request.app[SERVICE].cancel(player, match_id)
     await close_match_sockets(request.app, match_id)
     return web.Response(status=204)
+
+
+@routes.post("/api/matches/{match_id}/claim")
+async def claim_match(request: web.Request) -> web.Response:
+    player = await _player(request)
+    meta = await request.app[SERVICE].claim(player, _match_id(request))
+    return json_response(present.summary(meta, player.player_id))
+
+
+@routes.post("/api/matches/{match_id}/rematch")
+async def offer_rematch(request: web.Request) -> web.Response:
+    player = await _player(request)
+    meta = await request.app[SERVICE].offer_rematch(player, _match_id(request))
+    return json_response(present.summary(meta, player.player_id))
+
+
+@routes.post("/api/matches/{match_id}/rematch/decline")
+async def decline_rematch(request: web.Request) -> web.Response:
+    player = await _player(request)
+    meta = await request.app[SERVICE].decline_rematch(player, _match_id(request))
+    return json_response(present.summary(meta, player.player_id))
 
 
 @routes.get("/api/rules")

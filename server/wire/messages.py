@@ -21,6 +21,12 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 from server.bots import DIFFICULTIES
 from server.rules import RULES, Phase, ResultKind, Source, StarterRule
 
+# Clocks, claims and rematches live in their own module; here they join the protocol.
+from .timing import MatchClock as MatchClock
+from .timing import Rematch as Rematch
+from .timing import SeatClock as SeatClock
+from .timing import TimeControl as TimeControl
+
 # Literal[...] of a registry's names: the enum in the documents follows the registry. (A type
 # checker cannot see into a registry, so to it they are plain strings.)
 if TYPE_CHECKING:
@@ -196,7 +202,12 @@ class Outcome(_Wire):
     """How the match ended: the winning seat, why, and both seats' totals."""
 
     winner: Seat
-    reason: Literal["target", "resign"]
+    reason: Annotated[
+        Literal["target", "resign", "timeout", "abandoned"],
+        Meta(
+            description="target: reached it; or the loser resigned, ran out of time, or left and was claimed"
+        ),
+    ]
     totals: list[SeatTotal]
 
 
@@ -216,6 +227,16 @@ class View(_Wire):
     last_result: HandResult | None
     outcome: Outcome | None
     status_line: Annotated[str, Meta(examples=["Your turn: discard a card, or knock"])]
+    time_control: TimeControl
+    clock: Annotated[MatchClock | None, Meta(description="null for an untimed match")]
+    claim_at: Annotated[
+        Timestamp | None,
+        Meta(description="Your opponent is gone: from then you may claim the match (POST .../claim)"),
+    ]
+    claim_in_ms: Annotated[
+        Annotated[int, Meta(ge=0)] | None, Meta(description="Milliseconds until claim_at (0: now)")
+    ]
+    rematch: Annotated[Rematch | None, Meta(description="Once the match is over")]
 
 
 # --- WebSocket messages --------------------------------------------------------------------------
@@ -334,6 +355,7 @@ class CreateMatch(_Wire):
     opponent: Opponent = "computer"
     difficulty: DifficultyName = "normal"
     rules: RuleName = "house"
+    time_control: Annotated[TimeControl | None, Meta(description="Against a human only; absent: none")] = None
 
 
 class JoinMatch(_Wire):
@@ -366,6 +388,8 @@ class MatchSummary(_Wire):
     created_at: Timestamp
     updated_at: Timestamp
     version: Version
+    time_control: TimeControl
+    rematch: Rematch | None
     seat: Annotated[Seat | UnsetType, Meta(description="The caller's seat, when seated")] = UNSET
 
 

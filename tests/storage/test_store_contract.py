@@ -290,3 +290,51 @@ async def test_a_waiting_match_is_deleted_only_while_waiting_at_its_version(stor
     c = await make_match(store, ada)
     assert not await store.delete_waiting_match(c.match_id, c.version)
     assert await store.count_matches(ada.player_id, "active") == 2
+
+
+async def test_the_clock_columns_round_trip_and_due_matches_are_found_by_deadline(store):
+    ada = await make_player(store)
+    tc = {"kind": "realtime", "move_seconds": 20, "bank_seconds": 120}
+    t0 = now()
+    due = await make_match(store, ada, time_control=tc)
+    later = await make_match(store, ada, time_control=tc)
+    untimed = await make_match(store, ada)
+    clock = {
+        "banks_ms": [120000, 90000],
+        "seat": 0,
+        "started": t0.isoformat(),
+        "timeouts": [0, 1],
+        "last_timeout": 1,
+    }
+    for meta, deadline in ((due, t0), (later, t0 + timedelta(seconds=60))):
+        new = next_version(meta, clock=clock, deadline_at=deadline, rematch=None)
+        assert await store.commit(Change(meta.version, new))
+    loaded = await store.load_meta(due.match_id)
+    assert loaded.time_control == tc and loaded.clock == clock and loaded.deadline_at == t0
+    assert await store.due_matches(t0, 10) == [due.match_id]
+    assert await store.due_matches(t0 + timedelta(seconds=60), 10) == [due.match_id, later.match_id]
+    assert await store.due_matches(t0 + timedelta(seconds=60), 1) == [due.match_id]
+    # A finished match is never due, whatever its row says.
+    done = next_version(
+        loaded, status="finished", rematch={"offered_by": 0, "declined_by": None, "match_id": None}
+    )
+    assert await store.commit(Change(loaded.version, done))
+    assert await store.due_matches(t0 + timedelta(seconds=60), 10) == [later.match_id]
+    assert (await store.load_meta(due.match_id)).rematch == {
+        "offered_by": 0,
+        "declined_by": None,
+        "match_id": None,
+    }
+    assert (await store.load_meta(untimed.match_id)).time_control is None
+
+
+async def test_stale_waiting_matches_are_listed_oldest_first(store):
+    ada = await make_player(store)
+    t0 = now()
+    old = await make_match(store, ada, status="waiting", created_at=t0 - timedelta(hours=2))
+    older = await make_match(store, ada, status="waiting", created_at=t0 - timedelta(hours=3))
+    await make_match(store, ada, status="waiting", created_at=t0)
+    await make_match(store, ada, status="active", created_at=t0 - timedelta(hours=5))
+    found = await store.stale_waiting(t0 - timedelta(hours=1), 10)
+    assert found == [(older.match_id, 0), (old.match_id, 0)]
+    assert await store.stale_waiting(t0 - timedelta(hours=1), 1) == [(older.match_id, 0)]

@@ -21,10 +21,12 @@ Quick start::
 Modules: :mod:`.rest` (GinRummyClient), :mod:`.connection` (MatchConnection), :mod:`.models`
 (views and actions), :mod:`.errors` (the exception tree), :mod:`.cards` (meld arithmetic),
 :mod:`.strategies` (ready-made bots), :mod:`.terminal` (the terminal client), :mod:`.arena`
-(your strategy against the computer, N matches).
+(your strategy against the computer, N matches), :mod:`.clocks` (time controls, clocks,
+rematches).
 """
 
 from .cards import best_melds, deadwood
+from .clocks import MatchClock, Rematch, SeatClock, TimeControl
 from .connection import MatchConnection, Strategy
 from .errors import (
     BadRequest,
@@ -87,6 +89,7 @@ __all__ = [
     "HandView",
     "IllegalAction",
     "Invite",
+    "MatchClock",
     "MatchConnection",
     "MatchSummary",
     "MatchTicket",
@@ -98,13 +101,16 @@ __all__ = [
     "PlayerInfo",
     "ProtocolError",
     "RateLimited",
+    "Rematch",
     "RulesInfo",
+    "SeatClock",
     "SeatTotal",
     "ServerError",
     "Session",
     "SignedIn",
     "StaleVersion",
     "Strategy",
+    "TimeControl",
     "TooLarge",
     "Unauthorized",
     "Unavailable",

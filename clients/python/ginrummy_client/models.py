@@ -24,6 +24,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .cards import is_card
+from .clocks import MatchClock, Rematch, TimeControl
 from .errors import ProtocolError
 
 __all__ = [
@@ -360,7 +361,8 @@ class SeatTotal:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How the match ended: the winner's seat, ``"target"`` or ``"resign"``, and the totals."""
+    """How the match ended: the winner's seat, ``"target"``, ``"resign"``, ``"timeout"`` or
+    ``"abandoned"``, and the totals."""
 
     winner: int
     reason: str
@@ -392,6 +394,13 @@ class MatchView:
     last_result: HandResult | None
     outcome: Outcome | None
     status_line: str
+    time_control: TimeControl = field(default_factory=TimeControl)
+    clock: MatchClock | None = None
+    """A timed match's clock (None: untimed)."""
+    claim_at: str | None = None
+    claim_in_ms: int | None = None
+    """Set when the opponent is gone: from then, ``client.claim(match_id)`` wins the match."""
+    rematch: Rematch | None = None
     raw: Mapping[str, Any] = field(repr=False, compare=False, default_factory=dict)
     """The view exactly as received (fields a newer server adds are here)."""
 
@@ -419,6 +428,11 @@ class MatchView:
                 last_result=HandResult.from_wire(last) if last else None,
                 outcome=Outcome.from_wire(outcome) if outcome else None,
                 status_line=str(d.get("status_line", "")),
+                time_control=TimeControl.from_wire(d.get("time_control")),
+                clock=MatchClock.from_wire(d.get("clock")),
+                claim_at=d.get("claim_at"),
+                claim_in_ms=d.get("claim_in_ms"),
+                rematch=Rematch.from_wire(d.get("rematch")),
                 raw=MappingProxyType(dict(d)),
             )
         except (TypeError, ValueError, KeyError, IndexError) as exc:
@@ -496,6 +510,8 @@ class MatchSummary:
     """Both ISO 8601, UTC (``2026-11-29T15:00:00Z``)."""
     hands: tuple[HandResult, ...] = ()
     """Every finished hand's result (``GET /api/matches/{id}`` only)."""
+    time_control: TimeControl = field(default_factory=TimeControl)
+    rematch: Rematch | None = None
     raw: Mapping[str, Any] = field(repr=False, compare=False, default_factory=dict)
 
     @staticmethod
@@ -520,6 +536,8 @@ class MatchSummary:
             created_at=str(d.get("created_at", "")),
             updated_at=str(d.get("updated_at", "")),
             hands=tuple(HandResult.from_wire(h) for h in d["hands"]) if "hands" in d else (),
+            time_control=TimeControl.from_wire(d.get("time_control")),
+            rematch=Rematch.from_wire(d.get("rematch")),
             raw=MappingProxyType(dict(d)),
         )
 

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .accounts import AccountsMixin
+from .clocks import TimeControl
 from .connection import MatchConnection
 from .errors import RateLimited, ServerError, server_error
 from .models import MatchSummary, MatchTicket, PlayerIdentity
@@ -200,14 +201,22 @@ class GinRummyClient(AccountsMixin):
     # --- matches ----------------------------------------------------------------------------
 
     async def create_match(
-        self, *, opponent: str = "computer", difficulty: str = "normal", rules: str = "house"
+        self,
+        *,
+        opponent: str = "computer",
+        difficulty: str = "normal",
+        rules: str = "house",
+        time_control: TimeControl | None = None,
     ) -> MatchTicket:
         """A new match against the computer (``difficulty`` easy, normal, hard) or a human
-        (the ticket then holds the ``invite`` to pass on); ``rules`` house or classic."""
+        (the ticket then holds the ``invite`` to pass on); ``rules`` house or classic; against a
+        human, a ``time_control`` (e.g. ``TimeControl.preset("realtime 20+120")``)."""
         self._auth()
-        body = {"opponent": opponent, "rules": rules}
+        body: dict[str, Any] = {"opponent": opponent, "rules": rules}
         if opponent == "computer":
             body["difficulty"] = difficulty
+        if time_control is not None:
+            body["time_control"] = time_control.to_wire()
         return MatchTicket.from_wire(await self.request("POST", "/api/matches", body))
 
     async def join_match(self, match_id: str, invite: str) -> MatchTicket:
@@ -256,6 +265,25 @@ class GinRummyClient(AccountsMixin):
     async def resign(self, match_id: str) -> MatchSummary:
         self._auth()
         path = f"/api/matches/{urllib.parse.quote(match_id)}/resign"
+        return MatchSummary.from_wire(await self.request("POST", path, {}))
+
+    async def claim(self, match_id: str) -> MatchSummary:
+        """Win a match whose human opponent has been gone past the grace period (the view's
+        ``claim_at``); a ``Conflict`` before that or while the opponent is connected."""
+        self._auth()
+        path = f"/api/matches/{urllib.parse.quote(match_id)}/claim"
+        return MatchSummary.from_wire(await self.request("POST", path, {}))
+
+    async def offer_rematch(self, match_id: str) -> MatchSummary:
+        """Offer a rematch of a finished match, or accept the one offered (against the computer
+        it starts at once): ``summary.rematch.match_id`` names the new match once it has started."""
+        self._auth()
+        path = f"/api/matches/{urllib.parse.quote(match_id)}/rematch"
+        return MatchSummary.from_wire(await self.request("POST", path, {}))
+
+    async def decline_rematch(self, match_id: str) -> MatchSummary:
+        self._auth()
+        path = f"/api/matches/{urllib.parse.quote(match_id)}/rematch/decline"
         return MatchSummary.from_wire(await self.request("POST", path, {}))
 
     async def cancel(self, match_id: str) -> None:

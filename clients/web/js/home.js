@@ -2,6 +2,7 @@
 // the difficulties and rule presets the server lists), and matches still in progress.
 
 import { ApiError, createMatch, listMatches, register } from "./api.js";
+import { chosenTimeControl, clockFieldset } from "./timecontrols.js";
 import { loadCatalog, rulesLabel } from "./catalog.js";
 import { miniCard } from "./cards.js";
 import { formatDate, h, replaceChildren } from "./dom.js";
@@ -126,12 +127,14 @@ export function mountHome(root, { message = "" } = {}) {
       onsubmit: (e) => {
         e.preventDefault();
         const f = new FormData(e.target);
-        start(e.target, { opponent: "human", rules: f.get("friend-rules") });
+        const timeControl = chosenTimeControl(f.get("friend-clock"));
+        start(e.target, { opponent: "human", rules: f.get("friend-rules"), ...(timeControl ? { time_control: timeControl } : {}) });
       },
     },
     h("h2", { id: "vs-friend" }, "Play a friend"),
     h("p", {}, "Create a match and send your friend the invite link. It starts when they open it."),
     choices("Rules", "friend-rules"),
+    clockFieldset("friend-clock"),
     h("button", { class: "btn big", type: "submit" }, "Create an invite link"),
   );
 

@@ -11,12 +11,14 @@
 
 import { h, replaceChildren } from "./dom.js";
 import { store } from "./store.js";
+import { renderClock, stopClock } from "./table/clock.js";
 import { connect, send } from "./table/connection.js";
 import { endDrag } from "./table/drag.js";
 import { renderFinished, showResult, watchDialog } from "./table/endings.js";
 import { discardSelected, renderActions, renderHand } from "./table/hand.js";
 import { buildTable, hideConnPill, renderConn, renderScorebar, renderSeats, renderStatus } from "./table/layout.js";
 import { renderPiles } from "./table/piles.js";
+import { renderRematch } from "./table/rematch.js";
 import { renderSide, renderWaiting } from "./table/side.js";
 import { discardPhase } from "./table/view.js";
 
@@ -74,6 +76,7 @@ export function mountPlay(root, { matchId, watchToken = null }) {
 
   return () => {
     endDrag(t);
+    stopClock(t);
     clearTimeout(t.s.staleTimer);
     t.socket.close();
     if (t.el.dialog.open) t.el.dialog.close();
@@ -105,6 +108,8 @@ function render(t) {
   renderSide(t);
   renderWaiting(t);
   renderFinished(t);
+  renderClock(t);
+  renderRematch(t);
 
   if (focusKey) {
     // Keep keyboard focus where it was across redraws; when that control is gone or no longer
