@@ -22,6 +22,7 @@ from .computer import Computer
 from .errors import (
     AlreadyJoined,
     BadRequest,
+    ChallengeTaken,
     Conflict,
     Forbidden,
     IdReused,
@@ -103,6 +104,8 @@ class Commands:
         difficulty: str = "normal",
         rules: str = "house",
         caps: MatchCaps | None = None,
+        rated: bool = False,
+        public: bool = False,
     ) -> CreatedMatch:
         if opponent not in OPPONENTS:
             raise BadRequest(f"opponent must be one of {list(OPPONENTS)}")
@@ -110,6 +113,10 @@ class Commands:
             raise BadRequest(f"difficulty must be one of {list(DIFFICULTIES)}")
         if rules not in RULES:
             raise BadRequest(f"rules must be one of {sorted(RULES)}")
+        if opponent == "computer" and (rated or public):
+            raise BadRequest(
+                "a match against the computer is never rated or public: rated and public need opponent human"
+            )
         self.writer.check_open()
         caps = caps or MatchCaps()
         async with self._player_lock(player.player_id):
@@ -117,9 +124,11 @@ class Commands:
                 await self._check_cap(player, "active", caps.active)
             else:
                 await self._check_cap(player, "waiting", caps.waiting)
-            return await self._create(player, opponent, difficulty, rules)
+            return await self._create(player, opponent, difficulty, rules, rated, public)
 
-    async def _create(self, player: PlayerRecord, opponent: str, difficulty: str, rules: str) -> CreatedMatch:
+    async def _create(
+        self, player: PlayerRecord, opponent: str, difficulty: str, rules: str, rated: bool, public: bool
+    ) -> CreatedMatch:
         seed = self.ids.seed()
         state = new_match(rules, seed)
         watch_token = self.ids.token()
@@ -147,6 +156,8 @@ class Commands:
             outcome=None,
             created_at=now,
             updated_at=now,
+            rated=rated,
+            public=public,
         )
         await self.store.create_match(meta)
         live = self.cache.new(meta, state)
@@ -158,6 +169,8 @@ class Commands:
                 "opponent": opponent,
                 "difficulty": meta.difficulty,
                 "rules": rules,
+                "rated": rated,
+                "public": public,
             },
         )
         self.computer.schedule(live)
@@ -172,8 +185,17 @@ class Commands:
         async with self._player_lock(player.player_id):
             return await self._join(player, match_id, invite, caps)
 
+    async def accept(
+        self, player: PlayerRecord, match_id: str, caps: MatchCaps | None = None
+    ) -> tuple[MatchMeta, int]:
+        """Take the second seat of an open challenge (a public waiting match), as an invite
+        would. Two accepting at once: one gets the seat, the other ``challenge_taken``."""
+        caps = caps or MatchCaps()
+        async with self._player_lock(player.player_id):
+            return await self._join(player, match_id, None, caps)
+
     async def _join(
-        self, player: PlayerRecord, match_id: str, invite: str, caps: MatchCaps
+        self, player: PlayerRecord, match_id: str, invite: str | None, caps: MatchCaps
     ) -> tuple[MatchMeta, int]:
         live = await self.cache.get(match_id)
 
@@ -183,9 +205,16 @@ class Commands:
                 raise Conflict("this match is against the computer: there is no seat to join")
             if player.player_id in meta.seat_ids:
                 raise AlreadyJoined("you already have a seat in this match")
+            if invite is None:
+                if not meta.public:
+                    raise Forbidden("this match is not an open challenge: it needs its invite code")
+                if meta.seat_ids[1] is not None:
+                    raise ChallengeTaken("someone else accepted this challenge first")
             if meta.seat_ids[1] is not None:
                 raise AlreadyJoined("both seats of this match are taken")
-            if meta.invite_hash is None or not hmac.compare_digest(meta.invite_hash, hash_token(invite)):
+            if invite is not None and (
+                meta.invite_hash is None or not hmac.compare_digest(meta.invite_hash, hash_token(invite))
+            ):
                 raise Forbidden("the invite code does not match")
             await self._check_cap(player, "active", caps.active)
             new = meta.copy()
@@ -196,7 +225,15 @@ class Commands:
             new.version += 1
             new.updated_at = self.clock.now()
             await self.writer.write(live, new)
-            log.info("match joined", extra={"match_id": match_id, "player_id": player.player_id, "seat": 1})
+            log.info(
+                "match joined",
+                extra={
+                    "match_id": match_id,
+                    "player_id": player.player_id,
+                    "seat": 1,
+                    "public": invite is None,
+                },
+            )
             return new.copy(), 1
 
         return await self.writer.exclusive(live, body)

@@ -11,6 +11,7 @@ send the same code (the transport maps codes to HTTP statuses, in one table).
     ├── Conflict            conflict
     │   ├── MatchNotOver    match_not_over
     │   ├── AlreadyJoined   already_joined
+    │   │   └── ChallengeTaken  challenge_taken  another player accepted the open challenge first
     │   ├── MatchOver       match_over
     │   ├── StaleVersion    stale_version
     │   ├── IdReused        id_reused         an act id already used for another action
@@ -66,6 +67,12 @@ class MatchNotOver(Conflict):
 
 class AlreadyJoined(Conflict):
     code = "already_joined"
+
+
+class ChallengeTaken(AlreadyJoined):
+    """Another player accepted this open challenge first (the store decided)."""
+
+    code = "challenge_taken"
 
 
 class MatchOver(Conflict):
@@ -128,6 +135,7 @@ def from_rules_error(error: RulesError) -> ServiceError:
 __all__ = [
     "AlreadyJoined",
     "BadRequest",
+    "ChallengeTaken",
     "Conflict",
     "Forbidden",
     "IdReused",

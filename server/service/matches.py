@@ -7,7 +7,9 @@ live connections (open, subscribe, unsubscribe); each part does one job:
 - :mod:`.live`: the matches held in memory, loaded by replay, caught up, evicted;
 - :mod:`.writer`: the one writer per match (lock, compare-and-set commit, fan-out);
 - :mod:`.presence`: who is connected, across processes;
-- :mod:`.computer`: the computer's turns.
+- :mod:`.computer`: the computer's turns;
+- :mod:`.ratings`: rated matches' Glicko-2 updates, ratings and the leaderboard;
+- :mod:`.lobby`: open challenges and the live counts.
 
 Rules kept here:
 
@@ -35,6 +37,7 @@ from .computer import Computer
 from .errors import Unauthorized
 from .ids import Ids, SecretIds
 from .live import LiveMatch, MatchCache, Subscriber
+from .lobby import Lobby
 from .metrics import Metrics
 from .players import Players, hash_token
 from .ports import (
@@ -49,6 +52,7 @@ from .ports import (
 )
 from .presence import Presence
 from .queries import Queries
+from .ratings import Ratings
 from .thinking import ThinkingPool
 from .writer import Writer
 
@@ -93,7 +97,7 @@ class MatchService:
             self.metrics,
             self.clock,
             connected=lambda live: self.presence.connected(live),
-            after_write=lambda live: self.computer.schedule(live),
+            after_write=self._after_write,
         )
         self.presence = Presence(
             self.broadcaster, self.cache, self.clock, ttl=presence_ttl, fan_out=self.writer.fan_out
@@ -109,11 +113,17 @@ class MatchService:
         self.commands = Commands(
             store, self.cache, self.writer, self.computer, self.metrics, self.clock, self.ids
         )
+        self.ratings = Ratings(store, self.clock)
+        self.lobby = Lobby(store, self.clock)
         self.broadcaster.listen(self._on_change)
         self.metrics.live_matches.set_function(
             lambda: sum(1 for lv in self.cache.held.values() if lv.meta.status != "finished")
         )
         self.metrics.cached_matches.set_function(lambda: len(self.cache))
+
+    def _after_write(self, live: LiveMatch) -> None:
+        self.computer.schedule(live)
+        self.ratings.after_write(live.meta)
 
     @property
     def thinking(self) -> ThinkingPool | None:
@@ -133,6 +143,7 @@ class MatchService:
         self.presence.close()
         await self.computer.close()
         await self.writer.drain()
+        await self.ratings.drain()
 
     # --- players ------------------------------------------------------------------------------
 
@@ -178,15 +189,29 @@ class MatchService:
         difficulty: str = "normal",
         rules: str = "house",
         caps: MatchCaps | None = None,
+        rated: bool = False,
+        public: bool = False,
     ) -> CreatedMatch:
         return await self.commands.create_match(
-            player, opponent=opponent, difficulty=difficulty, rules=rules, caps=caps
+            player,
+            opponent=opponent,
+            difficulty=difficulty,
+            rules=rules,
+            caps=caps,
+            rated=rated,
+            public=public,
         )
 
     async def join(
         self, player: PlayerRecord, match_id: str, invite: Any, caps: MatchCaps | None = None
     ) -> tuple[MatchMeta, int]:
         return await self.commands.join(player, match_id, invite, caps)
+
+    async def accept(
+        self, player: PlayerRecord, match_id: str, caps: MatchCaps | None = None
+    ) -> tuple[MatchMeta, int]:
+        """Take the second seat of an open challenge."""
+        return await self.commands.accept(player, match_id, caps)
 
     async def resign(self, player: PlayerRecord, match_id: str) -> MatchMeta:
         return await self.commands.resign(player, match_id)

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .rating_ports import RatingStore
+
 if TYPE_CHECKING:
     from server.rules import MatchState, MatchView
 
@@ -81,6 +83,10 @@ class MatchMeta:
     outcome: dict[str, Any] | None
     created_at: datetime
     updated_at: datetime
+    rated: bool = False
+    """Counts for both players' ratings (human against human only)."""
+    public: bool = False
+    """Listed among the open challenges while it waits."""
 
     def copy(self) -> MatchMeta:
         # Field by field rather than dataclasses.replace: this runs on every action.
@@ -105,6 +111,8 @@ class MatchMeta:
             self.outcome,
             self.created_at,
             self.updated_at,
+            self.rated,
+            self.public,
         )
 
 
@@ -142,7 +150,7 @@ class Change:
     hands: tuple[FinishedHand, ...] = field(default=())
 
 
-class Store(Protocol):
+class Store(RatingStore, Protocol):
     async def create_player(self, player: PlayerRecord) -> None: ...
     async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None: ...
     async def create_match(self, meta: MatchMeta) -> None: ...

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 from server.service.ports import Change, FinishedHand, MatchMeta, PlayerRecord, StoredAction
 
+from .memory_ratings import MemoryRatings
+
 
 @dataclass(slots=True)
 class _Match:
@@ -23,8 +25,9 @@ class _Match:
     hands: list[FinishedHand] = field(default_factory=list)
 
 
-class MemoryStore:
+class MemoryStore(MemoryRatings):
     def __init__(self) -> None:
+        super().__init__()
         self._players: dict[str, PlayerRecord] = {}
         self._by_token: dict[str, PlayerRecord] = {}
         self._matches: dict[str, _Match] = {}
@@ -87,6 +90,7 @@ class MemoryStore:
         stored.seed, stored.first_starter = first.seed, first.first_starter
         stored.seat_ids[0], stored.watch_token_hash = first.seat_ids[0], first.watch_token_hash
         stored.created_at = first.created_at
+        stored.rated, stored.public = first.rated, first.public
         m.meta = stored
         if a is not None:
             m.actions.append(copy.deepcopy(a))

@@ -18,11 +18,12 @@ from server.service.ports import Change, FinishedHand, MatchMeta, PlayerRecord, 
 
 from .engine import session_factory
 from .models import ACTIONS, HANDS, MATCHES, HandRecord, Match, MatchAction, Player
+from .ratings_sql import RatingsSql
 
 VERSIONS_AT_ONCE = 500
 
 
-class SqlStore:
+class SqlStore(RatingsSql):
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.sessions: async_sessionmaker[AsyncSession] = session_factory(engine)
@@ -241,6 +242,8 @@ def _fixed_values(meta: MatchMeta) -> dict[str, Any]:
         "seat0_id": meta.seat_ids[0],
         "watch_token_hash": meta.watch_token_hash,
         "created_at": meta.created_at,
+        "rated": meta.rated,
+        "public": meta.public,
     }
 
 
@@ -285,6 +288,8 @@ def _meta(m: Match, name0: str, name1: str | None) -> MatchMeta:
         outcome=m.outcome,
         created_at=m.created_at,
         updated_at=m.updated_at,
+        rated=m.rated,
+        public=m.public,
     )
 
 

@@ -68,6 +68,8 @@ def _summary_fields(meta: MatchMeta, viewer: str | None) -> dict[str, Any]:
         "seat": meta.seat_ids.index(viewer)
         if viewer is not None and viewer in meta.seat_ids
         else msgspec.UNSET,
+        "rated": meta.rated,
+        "public": meta.public,
     }
 
 
@@ -115,6 +117,7 @@ def view(update: SeatUpdate) -> w.View:
         last_result=convert.hand_result(last) if last is not None else None,
         outcome=convert.outcome(mv.outcome),
         status_line=status_line(meta, mv),
+        rated=meta.rated,
     )
 
 

@@ -29,6 +29,7 @@ from .app import json_response
 from .asyncapi import asyncapi_document
 from .keys import ENGINE, LIMITER, METRICS, SERVICE, SETTINGS
 from .openapi import docs_page, openapi_document
+from .published import computer_ratings
 from .wire import decode_body
 from .ws import close_match_sockets
 
@@ -148,7 +149,13 @@ async def create_match(request: web.Request) -> web.Response:
     player = await _player(request)
     body: w.CreateMatch = decode_body(await _read_body(request), w.CreateMatch)
     created = await request.app[SERVICE].create_match(
-        player, opponent=body.opponent, difficulty=body.difficulty, rules=body.rules, caps=_caps(request)
+        player,
+        opponent=body.opponent,
+        difficulty=body.difficulty,
+        rules=body.rules,
+        caps=_caps(request),
+        rated=body.rated,
+        public=body.public,
     )
     meta = created.meta
     invite = None
@@ -231,8 +238,14 @@ async def rules(request: web.Request) -> web.Response:
 @routes.get("/api/difficulties")
 async def difficulties(request: web.Request) -> web.Response:
     await _limit(request)
+    published = computer_ratings()
     return json_response(
-        w.Difficulties([w.DifficultyInfo(d.name, d.label, d.description) for d in DIFFICULTIES.values()])
+        w.Difficulties(
+            [
+                w.DifficultyInfo(d.name, d.label, d.description, published.get(d.name))
+                for d in DIFFICULTIES.values()
+            ]
+        )
     )
 
 

@@ -216,6 +216,7 @@ class View(_Wire):
     last_result: HandResult | None
     outcome: Outcome | None
     status_line: Annotated[str, Meta(examples=["Your turn: discard a card, or knock"])]
+    rated: Annotated[bool, Meta(description="Counts for both players' ratings")] = False
 
 
 # --- WebSocket messages --------------------------------------------------------------------------
@@ -284,6 +285,7 @@ ErrorCode = Literal[
     "conflict",
     "match_not_over",
     "already_joined",
+    "challenge_taken",
     "match_over",
     "stale_version",
     "id_reused",
@@ -333,6 +335,12 @@ class CreateMatch(_Wire):
     opponent: Opponent = "computer"
     difficulty: DifficultyName = "normal"
     rules: RuleName = "house"
+    rated: Annotated[
+        bool, Meta(description="Counts for both players' Glicko-2 ratings (opponent human only)")
+    ] = False
+    public: Annotated[
+        bool, Meta(description="Listed among the open challenges for anyone to accept (opponent human only)")
+    ] = False
 
 
 class JoinMatch(_Wire):
@@ -366,6 +374,8 @@ class MatchSummary(_Wire):
     updated_at: Timestamp
     version: Version
     seat: Annotated[Seat | UnsetType, Meta(description="The caller's seat, when seated")] = UNSET
+    rated: Annotated[bool, Meta(description="Counts for both players' ratings")] = False
+    public: Annotated[bool, Meta(description="An open challenge (listed while it waits)")] = False
 
 
 class Invite(_Wire):
@@ -465,6 +475,12 @@ class DifficultyInfo(_Wire):
     name: DifficultyName
     label: str
     description: str
+    rating: Annotated[
+        float | None,
+        Meta(
+            description="The level's fixed published rating, measured by a round robin (seeds/ratings.json)"
+        ),
+    ] = None
 
 
 class Difficulties(_Wire):
@@ -484,3 +500,102 @@ class ErrorResponse(_Wire):
 
 class Health(_Wire):
     status: Literal["ok", "shutting_down", "database_unavailable"]
+
+
+# --- ratings and the lobby -----------------------------------------------------------------------
+
+PlayerId = Annotated[str, Meta(examples=["p_1f0c9e2a7b3d4c5e"])]
+
+
+class Rating(_Wire):
+    """A player's Glicko-2 rating (new players start at 1500, deviation 350)."""
+
+    rating: Annotated[float, Meta(examples=[1662.3])]
+    deviation: Annotated[float, Meta(description="Rating deviation: about 95% sure within twice it")]
+    volatility: float
+    games: Annotated[int, Meta(ge=0, description="Rated matches counted")]
+    updated_at: Timestamp
+
+
+class PlayerRating(_Wire):
+    player_id: PlayerId
+    name: str
+    rating: Annotated[Rating | None, Meta(description="null until the player's first rated match")]
+
+
+class RatingPoint(_Wire):
+    """The rating after one rated match."""
+
+    match_id: str
+    rating: float
+    deviation: float
+    games: int
+    rated_at: Timestamp
+
+
+class RatingHistory(_Wire):
+    """Newest first."""
+
+    player_id: PlayerId
+    history: list[RatingPoint]
+    total: int
+    limit: int
+    offset: int
+
+
+class LeaderboardEntry(_Wire):
+    rank: Annotated[int, Meta(ge=1)]
+    player_id: PlayerId
+    name: str
+    rating: float
+    deviation: float
+    games: int
+
+
+class Leaderboard(_Wire):
+    """Rated players with at least ``min_games`` rated matches, best first."""
+
+    players: list[LeaderboardEntry]
+    total: int
+    limit: int
+    offset: int
+    min_games: int
+
+
+class PlayerPage(_Wire):
+    """Anyone's public page: record, rating, recent finished matches (no cards)."""
+
+    player_id: PlayerId
+    name: str
+    rating: Rating | None
+    stats: Stats
+    recent: Annotated[list[MatchSummary], Meta(description="The last finished matches, newest first")]
+
+
+class OpenChallenge(_Wire):
+    """A public match waiting for anyone to accept it (POST /api/challenges/{match_id}/accept)."""
+
+    match_id: str
+    rules: RuleName
+    rated: bool
+    creator_id: PlayerId
+    creator: Annotated[str, Meta(description="The creator's name")]
+    rating: Annotated[float | None, Meta(description="The creator's rating; null if not rated yet")]
+    deviation: float | None
+    created_at: Timestamp
+
+
+class ChallengeList(_Wire):
+    challenges: list[OpenChallenge]
+    total: int
+    limit: int
+    offset: int
+
+
+class Lobby(_Wire):
+    """Live counts, from the database (the same on every server)."""
+
+    waiting: Annotated[int, Meta(description="Open challenges waiting for someone to accept")]
+    playing: Annotated[
+        int, Meta(description="Players seated in an active match that moved within the last 15 minutes")
+    ]

@@ -35,6 +35,12 @@ REST_BODIES: tuple[Any, ...] = (
     w.Difficulties,
     w.ErrorResponse,
     w.Health,
+    w.PlayerRating,
+    w.RatingHistory,
+    w.PlayerPage,
+    w.Leaderboard,
+    w.ChallengeList,
+    w.Lobby,
 )
 
 
