@@ -24,7 +24,7 @@ def _page(default: int) -> list[dict[str, Any]]:
 def rating_paths() -> dict[str, Any]:
     public: list[Any] = []
     return {
-        "/api/players/{player_id}": {
+        "/api/players/{player_id}/profile": {
             "get": {
                 "summary": "A player's public page: rating, record and the last 10 finished matches",
                 "security": public,

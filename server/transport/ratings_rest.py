@@ -61,7 +61,7 @@ async def rating_history(request: web.Request) -> web.Response:
     return json_response(w.RatingHistory(player_id, points, total, limit, offset))
 
 
-@routes.get("/api/players/{player_id}")
+@routes.get("/api/players/{player_id}/profile")
 async def player_page(request: web.Request) -> web.Response:
     await _limit(request)
     service = request.app[SERVICE]
