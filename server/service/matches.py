@@ -214,7 +214,10 @@ class MatchService:
         return await self.commands.accept(player, match_id, caps)
 
     async def resign(self, player: PlayerRecord, match_id: str) -> MatchMeta:
-        return await self.commands.resign(player, match_id)
+        """Resign; a rated match's ratings are updated before this returns."""
+        meta = await self.commands.resign(player, match_id)
+        await self.ratings.settled(match_id)
+        return meta
 
     async def cancel(self, player: PlayerRecord, match_id: str) -> MatchMeta:
         return await self.commands.cancel(player, match_id)

@@ -55,7 +55,7 @@ class Ratings:
         self.store = store
         self.clock = clock
         self.min_games = min_games
-        self._tasks: set[asyncio.Task[RatingOutcome | None]] = set()
+        self._tasks: dict[str, asyncio.Task[RatingOutcome | None]] = {}
 
     # --- settling -----------------------------------------------------------------------------
 
@@ -64,9 +64,17 @@ class Ratings:
         its own; a failure leaves the match to the next sweep)."""
         if not (meta.rated and meta.status == "finished"):
             return
+        if meta.match_id in self._tasks:
+            return
         task = asyncio.get_running_loop().create_task(self._settle_logged(meta.copy()))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks[meta.match_id] = task
+        task.add_done_callback(lambda _: self._tasks.pop(meta.match_id, None))
+
+    async def settled(self, match_id: str) -> None:
+        """Wait until the settling of ``match_id`` under way in this process (if any) is done."""
+        task = self._tasks.get(match_id)
+        if task is not None:
+            await asyncio.shield(task)
 
     async def _settle_logged(self, meta: MatchMeta) -> RatingOutcome | None:
         try:
@@ -120,7 +128,7 @@ class Ratings:
 
     async def drain(self) -> None:
         """Wait for the settling under way (shutdown; tests)."""
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
 
     # --- reads --------------------------------------------------------------------------------
 

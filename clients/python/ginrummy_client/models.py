@@ -496,6 +496,10 @@ class MatchSummary:
     """Both ISO 8601, UTC (``2026-11-29T15:00:00Z``)."""
     hands: tuple[HandResult, ...] = ()
     """Every finished hand's result (``GET /api/matches/{id}`` only)."""
+    rated: bool = False
+    """Counts for both players' ratings."""
+    public: bool = False
+    """An open challenge (listed while it waits)."""
     raw: Mapping[str, Any] = field(repr=False, compare=False, default_factory=dict)
 
     @staticmethod
@@ -520,6 +524,8 @@ class MatchSummary:
             created_at=str(d.get("created_at", "")),
             updated_at=str(d.get("updated_at", "")),
             hands=tuple(HandResult.from_wire(h) for h in d["hands"]) if "hands" in d else (),
+            rated=bool(d.get("rated", False)),
+            public=bool(d.get("public", False)),
             raw=MappingProxyType(dict(d)),
         )
 
