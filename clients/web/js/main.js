@@ -3,10 +3,15 @@
 //   #/join/ID/CODE     redeem an invite        #/watch/ID/TOKEN   watch a match (read-only)
 //   #/history          finished matches        #/history/ID       one match's hands
 //   #/replay/ID        replay a finished match #/rules            how to play
+//   #/player/ID        a player's page         #/leaderboard      the leaderboard
+//   #/lobby            open challenges
 
 import { mountHistory, mountMatchDetail } from "./history.js";
 import { mountHome } from "./home.js";
 import { mountJoin } from "./join.js";
+import { mountLeaderboard } from "./leaderboard.js";
+import { mountLobby } from "./lobby.js";
+import { mountPlayer } from "./player.js";
 import { mountPlay } from "./play.js";
 import { mountReplay } from "./replay.js";
 import { mountRules } from "./rules.js";
@@ -20,6 +25,9 @@ const routes = [
   [/^\/history\/([^/]+)$/, (root, [id]) => mountMatchDetail(root, { matchId: id })],
   [/^\/replay\/([^/]+)$/, (root, [id]) => mountReplay(root, { matchId: id })],
   [/^\/rules$/, (root) => mountRules(root)],
+  [/^\/player\/([^/]+)$/, (root, [id]) => mountPlayer(root, { playerId: id })],
+  [/^\/leaderboard$/, (root) => mountLeaderboard(root)],
+  [/^\/lobby$/, (root) => mountLobby(root)],
 ];
 
 let cleanup = null;
@@ -46,7 +54,7 @@ function route() {
 function markNav(path) {
   for (const a of document.querySelectorAll(".site-nav a")) {
     const target = a.getAttribute("href").replace(/^#/, "");
-    const current = target === "/" ? path === "/" || path.startsWith("/play") : path.startsWith(target);
+    const current = target === "/" ? path === "/" || path.startsWith("/play/") : path.startsWith(target);
     if (current) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
   }
