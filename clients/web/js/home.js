@@ -18,7 +18,7 @@ function radios(name, options, preferred) {
       "label",
       { class: "choice" },
       h("input", { type: "radio", name, value: o.name, checked: o.name === checked, required: true }),
-      h("span", { class: "choice-text" }, h("strong", {}, o.label || o.name, o.rating ? h("span", { class: "rating-tag" }, `rating ${Math.round(o.rating)}`) : null), o.description ? h("span", { class: "note" }, o.description) : null),
+      h("span", { class: "choice-text" }, h("span", { class: "choice-head" }, h("strong", {}, o.label || o.name), o.rating ? h("span", { class: "rating-tag" }, `rating ${Math.round(o.rating)}`) : null), o.description ? h("span", { class: "note" }, o.description) : null),
     ),
   );
 }
