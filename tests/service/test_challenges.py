@@ -10,7 +10,7 @@ import pytest
 
 from server.service.errors import AlreadyJoined, ChallengeTaken, Forbidden
 
-from .test_ratings import service_on, store  # noqa: F401  (the fixture, over every store)
+from .test_ratings import quick_store, service_on, store  # noqa: F401  (the fixtures)
 
 
 async def test_two_processes_accepting_one_challenge_at_once_seat_exactly_one(store):  # noqa: F811
@@ -57,7 +57,8 @@ async def test_many_accepting_in_one_process_seat_exactly_one(store):  # noqa: F
     assert all(isinstance(r, ChallengeTaken) for r in results if isinstance(r, BaseException))
 
 
-async def test_a_private_match_cannot_be_accepted_and_the_creator_cannot_accept_their_own(store):  # noqa: F811
+async def test_a_private_match_cannot_be_accepted_and_the_creator_cannot_accept_their_own(quick_store):  # noqa: F811
+    store = quick_store  # noqa: F811
     service = service_on(store)
     ada, _ = await service.create_player("Ada")
     bob, _ = await service.create_player("Bob")
@@ -73,7 +74,8 @@ async def test_a_private_match_cannot_be_accepted_and_the_creator_cannot_accept_
     assert seat == 1 and meta.status == "active"
 
 
-async def test_the_list_shows_the_creators_rating_and_the_lobby_counts(store):  # noqa: F811
+async def test_the_list_shows_the_creators_rating_and_the_lobby_counts(quick_store):  # noqa: F811
+    store = quick_store  # noqa: F811
     service = service_on(store)
     ada, _ = await service.create_player("Ada")
     bob, _ = await service.create_player("Bob")

@@ -20,13 +20,26 @@ from ..storage.databases import database
 STORES = ["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
 
-@pytest.fixture(params=STORES)
-async def store(request, tmp_path) -> AsyncIterator:
-    if request.param == "memory":
+async def _store(kind: str, tmp_path) -> AsyncIterator:
+    if kind == "memory":
         yield MemoryStore()
         return
-    async with database(request.param, tmp_path) as engine:
+    async with database(kind, tmp_path) as engine:
         yield SqlStore(engine)
+
+
+@pytest.fixture(params=STORES)
+async def store(request, tmp_path) -> AsyncIterator:
+    """Every store, Postgres too: for what races or restarts."""
+    async for s in _store(request.param, tmp_path):
+        yield s
+
+
+@pytest.fixture(params=STORES[:2])
+async def quick_store(request, tmp_path) -> AsyncIterator:
+    """Memory and SQLite: for what no race can change."""
+    async for s in _store(request.param, tmp_path):
+        yield s
 
 
 def service_on(store, prefix: str = "") -> MatchService:
@@ -58,7 +71,8 @@ async def test_a_rated_match_updates_both_ratings_with_glicko2(store):
     assert details.rated and not details.public
 
 
-async def test_a_casual_match_changes_no_rating(store):
+async def test_a_casual_match_changes_no_rating(quick_store):
+    store = quick_store
     service = service_on(store)
     ada, _ = await service.create_player("Ada")
     bob, _ = await service.create_player("Bob")
@@ -68,7 +82,8 @@ async def test_a_casual_match_changes_no_rating(store):
     assert await service.ratings.sweep() == 0
 
 
-async def test_a_match_against_the_computer_is_never_rated(store):
+async def test_a_match_against_the_computer_is_never_rated(quick_store):
+    store = quick_store
     service = service_on(store)
     ada, _ = await service.create_player("Ada")
     with pytest.raises(BadRequest, match="never rated"):
@@ -126,7 +141,8 @@ async def test_two_matches_of_one_player_finishing_at_once_both_count(store):
     assert ada_rating.rating > 1662.31
 
 
-async def test_the_leaderboard_keeps_players_with_enough_games_and_pages(store):
+async def test_the_leaderboard_keeps_players_with_enough_games_and_pages(quick_store):
+    store = quick_store
     service = service_on(store)
     service.ratings.min_games = 2
     players = [(await service.create_player(n))[0] for n in ("Ada", "Bob", "Cy")]
