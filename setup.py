@@ -12,6 +12,7 @@ from setuptools.command.build_py import build_py
 # Kept in step with server.resources.LAYOUT (tests/test_wheel.py checks the wheel holds them).
 DATA = {
     "rules": "seeds/rules",
+    "ratings.json": "seeds/ratings.json",
     "migrations": "migrations",
     "alembic.ini": "alembic.ini",
     "web": "clients/web",

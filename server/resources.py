@@ -25,6 +25,7 @@ CHECKOUT = PACKAGED.parents[1]
 
 LAYOUT = {
     "rules": "seeds/rules",
+    "ratings.json": "seeds/ratings.json",
     "migrations": "migrations",
     "alembic.ini": "alembic.ini",
     "web": "clients/web",

@@ -22,6 +22,7 @@ from .computer import Computer
 from .errors import (
     AlreadyJoined,
     BadRequest,
+    ChallengeTaken,
     Conflict,
     Forbidden,
     IdReused,
@@ -105,6 +106,8 @@ class Commands:
         rules: str = "house",
         caps: MatchCaps | None = None,
         time_control: TimeControl | None = None,
+        rated: bool = False,
+        public: bool = False,
     ) -> CreatedMatch:
         tc = time_control or TimeControl.none()
         if opponent not in OPPONENTS:
@@ -115,6 +118,10 @@ class Commands:
             raise BadRequest(f"rules must be one of {sorted(RULES)}")
         if tc.timed and opponent == "computer":
             raise BadRequest("a match against the computer has no clock: time_control must be 'none'")
+        if opponent == "computer" and (rated or public):
+            raise BadRequest(
+                "a match against the computer is never rated or public: rated and public need opponent human"
+            )
         self.writer.check_open()
         caps = caps or MatchCaps()
         async with self._player_lock(player.player_id):
@@ -122,10 +129,17 @@ class Commands:
                 await self._check_cap(player, "active", caps.active)
             else:
                 await self._check_cap(player, "waiting", caps.waiting)
-            return await self._create(player, opponent, difficulty, rules, tc)
+            return await self._create(player, opponent, difficulty, rules, tc, rated, public)
 
     async def _create(
-        self, player: PlayerRecord, opponent: str, difficulty: str, rules: str, tc: TimeControl
+        self,
+        player: PlayerRecord,
+        opponent: str,
+        difficulty: str,
+        rules: str,
+        tc: TimeControl,
+        rated: bool,
+        public: bool,
     ) -> CreatedMatch:
         seed = self.ids.seed()
         state = new_match(rules, seed)
@@ -155,6 +169,8 @@ class Commands:
             created_at=now,
             updated_at=now,
             time_control=tc.to_dict() if tc.timed else None,
+            rated=rated,
+            public=public,
         )
         await self.store.create_match(meta)
         live = self.cache.new(meta, state)
@@ -166,6 +182,8 @@ class Commands:
                 "opponent": opponent,
                 "difficulty": meta.difficulty,
                 "rules": rules,
+                "rated": rated,
+                "public": public,
             },
         )
         self.computer.schedule(live)
@@ -180,8 +198,17 @@ class Commands:
         async with self._player_lock(player.player_id):
             return await self._join(player, match_id, invite, caps)
 
+    async def accept(
+        self, player: PlayerRecord, match_id: str, caps: MatchCaps | None = None
+    ) -> tuple[MatchMeta, int]:
+        """Take the second seat of an open challenge (a public waiting match), as an invite
+        would. Two accepting at once: one gets the seat, the other ``challenge_taken``."""
+        caps = caps or MatchCaps()
+        async with self._player_lock(player.player_id):
+            return await self._join(player, match_id, None, caps)
+
     async def _join(
-        self, player: PlayerRecord, match_id: str, invite: str, caps: MatchCaps
+        self, player: PlayerRecord, match_id: str, invite: str | None, caps: MatchCaps
     ) -> tuple[MatchMeta, int]:
         live = await self.cache.get(match_id)
 
@@ -191,9 +218,16 @@ class Commands:
                 raise Conflict("this match is against the computer: there is no seat to join")
             if player.player_id in meta.seat_ids:
                 raise AlreadyJoined("you already have a seat in this match")
+            if invite is None:
+                if not meta.public:
+                    raise Forbidden("this match is not an open challenge: it needs its invite code")
+                if meta.seat_ids[1] is not None:
+                    raise ChallengeTaken("someone else accepted this challenge first")
             if meta.seat_ids[1] is not None:
                 raise AlreadyJoined("both seats of this match are taken")
-            if meta.invite_hash is None or not hmac.compare_digest(meta.invite_hash, hash_token(invite)):
+            if invite is not None and (
+                meta.invite_hash is None or not hmac.compare_digest(meta.invite_hash, hash_token(invite))
+            ):
                 raise Forbidden("the invite code does not match")
             await self._check_cap(player, "active", caps.active)
             new = meta.copy()
@@ -204,7 +238,15 @@ class Commands:
             new.version += 1
             new.updated_at = self.clock.now()
             await self.writer.write(live, new)
-            log.info("match joined", extra={"match_id": match_id, "player_id": player.player_id, "seat": 1})
+            log.info(
+                "match joined",
+                extra={
+                    "match_id": match_id,
+                    "player_id": player.player_id,
+                    "seat": 1,
+                    "public": invite is None,
+                },
+            )
             return new.copy(), 1
 
         return await self.writer.exclusive(live, body)

@@ -12,6 +12,7 @@ send the same code (the transport maps codes to HTTP statuses, in one table).
     │   ├── MatchNotOver    match_not_over
     │   ├── UsernameTaken   username_taken    another player has that username (any case)
     │   ├── AlreadyJoined   already_joined
+    │   │   └── ChallengeTaken  challenge_taken  another player accepted the open challenge first
     │   ├── MatchOver       match_over
     │   ├── StaleVersion    stale_version
     │   ├── IdReused        id_reused         an act id already used for another action
@@ -71,6 +72,12 @@ class UsernameTaken(Conflict):
 
 class AlreadyJoined(Conflict):
     code = "already_joined"
+
+
+class ChallengeTaken(AlreadyJoined):
+    """Another player accepted this open challenge first (the store decided)."""
+
+    code = "challenge_taken"
 
 
 class MatchOver(Conflict):
@@ -133,6 +140,7 @@ def from_rules_error(error: RulesError) -> ServiceError:
 __all__ = [
     "AlreadyJoined",
     "BadRequest",
+    "ChallengeTaken",
     "Conflict",
     "Forbidden",
     "IdReused",

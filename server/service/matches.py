@@ -8,7 +8,9 @@ live connections (open, subscribe, unsubscribe); each part does one job:
 - :mod:`.live`: the matches held in memory, loaded by replay, caught up, evicted;
 - :mod:`.writer`: the one writer per match (lock, compare-and-set commit, fan-out);
 - :mod:`.presence`: who is connected, across processes;
-- :mod:`.computer`: the computer's turns.
+- :mod:`.computer`: the computer's turns;
+- :mod:`.ratings`: rated matches' Glicko-2 updates, ratings and the leaderboard;
+- :mod:`.lobby`: open challenges and the live counts.
 
 Rules kept here:
 
@@ -38,6 +40,7 @@ from .computer import Computer
 from .errors import Unauthorized
 from .ids import Ids, SecretIds
 from .live import LiveMatch, MatchCache, Subscriber
+from .lobby import Lobby
 from .metrics import Metrics
 from .passkeys import Passkeys
 from .players import Players, hash_token
@@ -53,6 +56,7 @@ from .ports import (
 )
 from .presence import Presence
 from .queries import Queries
+from .ratings import Ratings
 from .rematch import Rematches
 from .thinking import ThinkingPool
 from .timecontrol import TimeControl, Timing
@@ -111,7 +115,7 @@ class MatchService:
             self.metrics,
             self.clock,
             connected=lambda live: self.presence.connected(live),
-            after_write=lambda live: self.computer.schedule(live),
+            after_write=self._after_write,
         )
         self.presence = Presence(
             self.broadcaster, self.cache, self.clock, ttl=presence_ttl, fan_out=self.writer.fan_out
@@ -140,11 +144,17 @@ class MatchService:
         self.writer.restamp = self.clocks.restamp
         self.writer.annotate = self.clocks.annotate
         self.rematches = Rematches(store, self.cache, self.writer, self.commands, self.clock, self.ids)
+        self.ratings = Ratings(store, self.clock)
+        self.lobby = Lobby(store, self.clock)
         self.broadcaster.listen(self._on_change)
         self.metrics.live_matches.set_function(
             lambda: sum(1 for lv in self.cache.held.values() if lv.meta.status != "finished")
         )
         self.metrics.cached_matches.set_function(lambda: len(self.cache))
+
+    def _after_write(self, live: LiveMatch) -> None:
+        self.computer.schedule(live)
+        self.ratings.after_write(live.meta)
 
     @property
     def thinking(self) -> ThinkingPool | None:
@@ -165,6 +175,7 @@ class MatchService:
         self.presence.close()
         await self.computer.close()
         await self.writer.drain()
+        await self.ratings.drain()
 
     # --- players ------------------------------------------------------------------------------
 
@@ -213,6 +224,8 @@ class MatchService:
         rules: str = "house",
         caps: MatchCaps | None = None,
         time_control: TimeControl | None = None,
+        rated: bool = False,
+        public: bool = False,
     ) -> CreatedMatch:
         return await self.commands.create_match(
             player,
@@ -221,6 +234,8 @@ class MatchService:
             rules=rules,
             caps=caps,
             time_control=time_control,
+            rated=rated,
+            public=public,
         )
 
     async def join(
@@ -228,8 +243,17 @@ class MatchService:
     ) -> tuple[MatchMeta, int]:
         return await self.commands.join(player, match_id, invite, caps)
 
+    async def accept(
+        self, player: PlayerRecord, match_id: str, caps: MatchCaps | None = None
+    ) -> tuple[MatchMeta, int]:
+        """Take the second seat of an open challenge."""
+        return await self.commands.accept(player, match_id, caps)
+
     async def resign(self, player: PlayerRecord, match_id: str) -> MatchMeta:
-        return await self.commands.resign(player, match_id)
+        """Resign; a rated match's ratings are updated before this returns."""
+        meta = await self.commands.resign(player, match_id)
+        await self.ratings.settled(match_id)
+        return meta
 
     async def cancel(self, player: PlayerRecord, match_id: str) -> MatchMeta:
         return await self.commands.cancel(player, match_id)

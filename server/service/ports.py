@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .account_ports import UNKNOWN_DEVICE, AccountStore
+from .rating_ports import RatingStore
 
 if TYPE_CHECKING:
     from server.rules import MatchState, MatchView
@@ -96,6 +97,10 @@ class MatchMeta:
     """When the turn being timed runs out (whichever process is up enforces it)."""
     rematch: dict[str, Any] | None = None
     """A finished match's rematch: ``{"offered_by": seat, "declined_by": seat, "match_id": id}``."""
+    rated: bool = False
+    """Counts for both players' ratings (human against human only)."""
+    public: bool = False
+    """Listed among the open challenges while it waits."""
 
     def copy(self) -> MatchMeta:
         # Field by field rather than dataclasses.replace: this runs on every action.
@@ -124,6 +129,8 @@ class MatchMeta:
             self.clock,  # (never changed in place: a change assigns a new dict)
             self.deadline_at,
             self.rematch,
+            self.rated,
+            self.public,
         )
 
 
@@ -161,7 +168,7 @@ class Change:
     hands: tuple[FinishedHand, ...] = field(default=())
 
 
-class Store(AccountStore, Protocol):
+class Store(AccountStore, RatingStore, Protocol):
     async def create_player(self, player: PlayerRecord, device: str = UNKNOWN_DEVICE) -> None:
         """Create the player and its first session (``player.token_hash``, on ``device``)."""
         ...

@@ -142,6 +142,7 @@ class Rematches:
             created_at=now,
             updated_at=now,
             time_control=old.time_control,
+            rated=old.rated,  # a rematch is what the match was: rated or casual, never public
         )
         await self.store.create_match(meta)
         return self.cache.new(meta, state)

@@ -18,6 +18,7 @@ from server.service.account_ports import UNKNOWN_DEVICE, SessionRecord, session_
 from server.service.ports import Change, FinishedHand, MatchMeta, PlayerRecord, StoredAction
 
 from .accounts_memory import AccountsMemory
+from .memory_ratings import MemoryRatings
 
 
 @dataclass(slots=True)
@@ -27,8 +28,9 @@ class _Match:
     hands: list[FinishedHand] = field(default_factory=list)
 
 
-class MemoryStore(AccountsMemory):
+class MemoryStore(AccountsMemory, MemoryRatings):
     def __init__(self) -> None:
+        super().__init__()
         self._players: dict[str, PlayerRecord] = {}
         self._matches: dict[str, _Match] = {}
         self._accounts_init()
@@ -100,6 +102,7 @@ class MemoryStore(AccountsMemory):
         stored.seed, stored.first_starter = first.seed, first.first_starter
         stored.seat_ids[0], stored.watch_token_hash = first.seat_ids[0], first.watch_token_hash
         stored.created_at, stored.time_control = first.created_at, first.time_control
+        stored.rated, stored.public = first.rated, first.public
         m.meta = stored
         if a is not None:
             m.actions.append(copy.deepcopy(a))

@@ -14,7 +14,20 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, MetaData, String, Table, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
@@ -97,9 +110,12 @@ class Match(Base):
     clock: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     deadline_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     rematch: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    rated: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    public: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     __table_args__ = (
         Index("ix_matches_seat0_created", "seat0_id", "created_at"),
+        Index("ix_matches_status_public_created", "status", "public", "created_at"),
         Index("ix_matches_seat1_created", "seat1_id", "created_at"),
         Index("ix_matches_status_deadline", "status", "deadline_at"),
         Index("ix_matches_status_created", "status", "created_at"),
@@ -140,12 +156,47 @@ class HandRecord(Base):
     finished_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
+class Rating(Base):
+    """A player's Glicko-2 rating; ``games`` (rated matches counted) is the compare-and-set
+    counter every update checks."""
+
+    __tablename__ = "ratings"
+
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    rating: Mapped[float] = mapped_column(Float)
+    deviation: Mapped[float] = mapped_column(Float)
+    volatility: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+    __table_args__ = (Index("ix_ratings_games_rating", "games", "rating"),)
+
+
+class RatingChange(Base):
+    """One rated match's effect on one player (the values after it). The primary key makes a
+    match count once per player, whoever tries again."""
+
+    __tablename__ = "rating_changes"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    rating: Mapped[float] = mapped_column(Float)
+    deviation: Mapped[float] = mapped_column(Float)
+    volatility: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    rated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+    __table_args__ = (Index("ix_rating_changes_player_rated", "player_id", "rated_at"),)
+
+
 # The tables themselves, for Core statements. A declarative class's ``__table__`` is typed as
 # any FromClause; these classes map plain tables, so say so once here.
 PLAYERS = cast(Table, Player.__table__)
 MATCHES = cast(Table, Match.__table__)
 ACTIONS = cast(Table, MatchAction.__table__)
 HANDS = cast(Table, HandRecord.__table__)
+RATINGS = cast(Table, Rating.__table__)
+RATING_CHANGES = cast(Table, RatingChange.__table__)
 
 
 # The accounts' tables (sessions, passkeys, challenges) are in their own module; importing it
@@ -158,10 +209,14 @@ __all__ = [
     "MATCHES",
     "NAMING_CONVENTION",
     "PLAYERS",
+    "RATINGS",
+    "RATING_CHANGES",
     "Base",
     "HandRecord",
     "Match",
     "MatchAction",
     "Player",
+    "Rating",
+    "RatingChange",
     "UTCDateTime",
 ]

@@ -22,11 +22,12 @@ from .accounts_models import SESSIONS
 from .accounts_store import AccountsSql, _session_values
 from .engine import session_factory
 from .models import ACTIONS, HANDS, MATCHES, HandRecord, Match, MatchAction, Player
+from .ratings_sql import RatingsSql
 
 VERSIONS_AT_ONCE = 500
 
 
-class SqlStore(AccountsSql):
+class SqlStore(AccountsSql, RatingsSql):
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.sessions: async_sessionmaker[AsyncSession] = session_factory(engine)
@@ -266,6 +267,8 @@ def _fixed_values(meta: MatchMeta) -> dict[str, Any]:
         "watch_token_hash": meta.watch_token_hash,
         "created_at": meta.created_at,
         "time_control": meta.time_control,
+        "rated": meta.rated,
+        "public": meta.public,
     }
 
 
@@ -317,6 +320,8 @@ def _meta(m: Match, name0: str, name1: str | None) -> MatchMeta:
         clock=m.clock,
         deadline_at=m.deadline_at,
         rematch=m.rematch,
+        rated=m.rated,
+        public=m.public,
     )
 
 

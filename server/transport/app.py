@@ -191,6 +191,10 @@ def service_ctx(
         # Notifications missed while the broadcaster was reconnecting: check every match.
         chosen.on_gap(service.resync)
         app[SERVICE] = service
+        try:
+            await service.ratings.sweep()  # rated matches a stopped process finished but never counted
+        except Exception:
+            log.exception("settling uncounted rated matches failed; the next start retries")
         log.info("service ready", extra={"database": _safe_url(app[SETTINGS].database_url)})
         yield
         await service.close()
@@ -236,7 +240,7 @@ def create_app(
 ) -> web.Application:
     """The server application. ``broadcaster`` replaces the in-process fan-out (several
     processes); ``bot_factory`` replaces ``server.bots.make_bot`` (tests)."""
-    from . import accounts, rest, static, ws
+    from . import accounts, ratings_rest, rest, static, ws
 
     settings = settings or Settings.from_env()
     middlewares: list[Any] = [errors_middleware]
@@ -256,6 +260,7 @@ def create_app(
     app.on_response_prepare.append(security_headers)
     rest.setup(app)
     accounts.setup(app)
+    ratings_rest.setup(app)
     ws.setup(app)
     static.setup(app)
     return app

@@ -17,6 +17,7 @@ HTTP_STATUS: dict[str, int] = {
     "match_not_over": 409,
     "already_joined": 409,
     "username_taken": 409,
+    "challenge_taken": 409,
     "match_over": 409,
     "stale_version": 409,
     "id_reused": 409,

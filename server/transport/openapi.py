@@ -27,7 +27,7 @@ _DESCRIBED = {
     400: "malformed JSON, unknown or missing fields, bad values",
     401: "missing or unknown token",
     403: "not your match (or a wrong invite code)",
-    404: "no such match (or session)",
+    404: "no such match (or session, or player)",
     409: "the match's state forbids it (or the username is taken)",
     413: "the body is over 4 KiB",
     429: "a rate limit was hit: see limit and reset_in, and the Retry-After header",
@@ -269,6 +269,9 @@ def openapi_document() -> dict[str, Any]:
             }
         },
     }
+    from .openapi_ratings import rating_paths  # (it builds on this module's helpers)
+
+    paths.update(rating_paths())
     return {
         "openapi": "3.1.0",
         "info": {

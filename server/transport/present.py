@@ -72,6 +72,8 @@ def _summary_fields(meta: MatchMeta, viewer: str | None) -> dict[str, Any]:
         "seat": meta.seat_ids.index(viewer)
         if viewer is not None and viewer in meta.seat_ids
         else msgspec.UNSET,
+        "rated": meta.rated,
+        "public": meta.public,
     }
 
 
@@ -120,6 +122,7 @@ def view(update: SeatUpdate) -> w.View:
         outcome=convert.outcome(mv.outcome),
         status_line=status_line(meta, mv),
         **clocks.view_fields(update),  # type: ignore[arg-type]
+        rated=meta.rated,
     )
 
 

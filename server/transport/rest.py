@@ -31,6 +31,7 @@ from .asyncapi import asyncapi_document
 from .devices import device_label
 from .keys import ENGINE, LIMITER, METRICS, SERVICE, SETTINGS
 from .openapi import docs_page, openapi_document
+from .published import computer_ratings
 from .wire import decode_body
 from .ws import close_match_sockets
 
@@ -158,6 +159,8 @@ async def create_match(request: web.Request) -> web.Response:
         rules=body.rules,
         caps=_caps(request),
         time_control=None if tc is None else parse_time_control(tc.kind, tc.move_seconds, tc.bank_seconds),
+        rated=body.rated,
+        public=body.public,
     )
     meta = created.meta
     invite = None
@@ -261,8 +264,14 @@ async def rules(request: web.Request) -> web.Response:
 @routes.get("/api/difficulties")
 async def difficulties(request: web.Request) -> web.Response:
     await _limit(request)
+    published = computer_ratings()
     return json_response(
-        w.Difficulties([w.DifficultyInfo(d.name, d.label, d.description) for d in DIFFICULTIES.values()])
+        w.Difficulties(
+            [
+                w.DifficultyInfo(d.name, d.label, d.description, published.get(d.name))
+                for d in DIFFICULTIES.values()
+            ]
+        )
     )
 
 

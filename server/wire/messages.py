@@ -237,6 +237,7 @@ class View(_Wire):
         Annotated[int, Meta(ge=0)] | None, Meta(description="Milliseconds until claim_at (0: now)")
     ]
     rematch: Annotated[Rematch | None, Meta(description="Once the match is over")]
+    rated: Annotated[bool, Meta(description="Counts for both players' ratings")] = False
 
 
 # --- WebSocket messages --------------------------------------------------------------------------
@@ -306,6 +307,7 @@ ErrorCode = Literal[
     "match_not_over",
     "already_joined",
     "username_taken",
+    "challenge_taken",
     "match_over",
     "stale_version",
     "id_reused",
@@ -356,6 +358,12 @@ class CreateMatch(_Wire):
     difficulty: DifficultyName = "normal"
     rules: RuleName = "house"
     time_control: Annotated[TimeControl | None, Meta(description="Against a human only; absent: none")] = None
+    rated: Annotated[
+        bool, Meta(description="Counts for both players' Glicko-2 ratings (opponent human only)")
+    ] = False
+    public: Annotated[
+        bool, Meta(description="Listed among the open challenges for anyone to accept (opponent human only)")
+    ] = False
 
 
 class JoinMatch(_Wire):
@@ -391,6 +399,8 @@ class MatchSummary(_Wire):
     time_control: TimeControl
     rematch: Rematch | None
     seat: Annotated[Seat | UnsetType, Meta(description="The caller's seat, when seated")] = UNSET
+    rated: Annotated[bool, Meta(description="Counts for both players' ratings")] = False
+    public: Annotated[bool, Meta(description="An open challenge (listed while it waits)")] = False
 
 
 class Invite(_Wire):
@@ -490,6 +500,12 @@ class DifficultyInfo(_Wire):
     name: DifficultyName
     label: str
     description: str
+    rating: Annotated[
+        float | None,
+        Meta(
+            description="The level's fixed published rating, measured by a round robin (seeds/ratings.json)"
+        ),
+    ] = None
 
 
 class Difficulties(_Wire):
@@ -594,3 +610,102 @@ class PasskeyAnswer(_Wire):
 class PasskeyInfo(_Wire):
     credential_id: str
     created_at: Timestamp
+
+
+# --- ratings and the lobby -----------------------------------------------------------------------
+
+PlayerId = Annotated[str, Meta(examples=["p_1f0c9e2a7b3d4c5e"])]
+
+
+class Rating(_Wire):
+    """A player's Glicko-2 rating (new players start at 1500, deviation 350)."""
+
+    rating: Annotated[float, Meta(examples=[1662.3])]
+    deviation: Annotated[float, Meta(description="Rating deviation: about 95% sure within twice it")]
+    volatility: float
+    games: Annotated[int, Meta(ge=0, description="Rated matches counted")]
+    updated_at: Timestamp
+
+
+class PlayerRating(_Wire):
+    player_id: PlayerId
+    name: str
+    rating: Annotated[Rating | None, Meta(description="null until the player's first rated match")]
+
+
+class RatingPoint(_Wire):
+    """The rating after one rated match."""
+
+    match_id: str
+    rating: float
+    deviation: float
+    games: int
+    rated_at: Timestamp
+
+
+class RatingHistory(_Wire):
+    """Newest first."""
+
+    player_id: PlayerId
+    history: list[RatingPoint]
+    total: int
+    limit: int
+    offset: int
+
+
+class LeaderboardEntry(_Wire):
+    rank: Annotated[int, Meta(ge=1)]
+    player_id: PlayerId
+    name: str
+    rating: float
+    deviation: float
+    games: int
+
+
+class Leaderboard(_Wire):
+    """Rated players with at least ``min_games`` rated matches, best first."""
+
+    players: list[LeaderboardEntry]
+    total: int
+    limit: int
+    offset: int
+    min_games: int
+
+
+class PlayerPage(_Wire):
+    """Anyone's public page: record, rating, recent finished matches (no cards)."""
+
+    player_id: PlayerId
+    name: str
+    rating: Rating | None
+    stats: Stats
+    recent: Annotated[list[MatchSummary], Meta(description="The last finished matches, newest first")]
+
+
+class OpenChallenge(_Wire):
+    """A public match waiting for anyone to accept it (POST /api/challenges/{match_id}/accept)."""
+
+    match_id: str
+    rules: RuleName
+    rated: bool
+    creator_id: PlayerId
+    creator: Annotated[str, Meta(description="The creator's name")]
+    rating: Annotated[float | None, Meta(description="The creator's rating; null if not rated yet")]
+    deviation: float | None
+    created_at: Timestamp
+
+
+class ChallengeList(_Wire):
+    challenges: list[OpenChallenge]
+    total: int
+    limit: int
+    offset: int
+
+
+class Lobby(_Wire):
+    """Live counts, from the database (the same on every server)."""
+
+    waiting: Annotated[int, Meta(description="Open challenges waiting for someone to accept")]
+    playing: Annotated[
+        int, Meta(description="Players seated in an active match that moved within the last 15 minutes")
+    ]

@@ -44,6 +44,12 @@ REST_BODIES: tuple[Any, ...] = (
     w.PasskeyOptions,
     w.PasskeyAnswer,
     w.PasskeyInfo,
+    w.PlayerRating,
+    w.RatingHistory,
+    w.PlayerPage,
+    w.Leaderboard,
+    w.ChallengeList,
+    w.Lobby,
 )
 
 

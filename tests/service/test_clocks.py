@@ -37,10 +37,10 @@ def make_service(store=None, clock=None, ids=None, **kwargs) -> MatchService:
     )
 
 
-async def timed_match(service: MatchService, tc: TimeControl = REALTIME):
+async def timed_match(service: MatchService, tc: TimeControl = REALTIME, rated: bool = False):
     ada, _ = await service.create_player("Ada")
     bob, _ = await service.create_player("Bob")
-    created = await service.create_match(ada, opponent="human", time_control=tc)
+    created = await service.create_match(ada, opponent="human", time_control=tc, rated=rated)
     await service.join(bob, created.meta.match_id, created.invite)
     live = await service.cache.get(created.meta.match_id)
     return live, ada, bob
@@ -322,9 +322,9 @@ async def finish_by_resigning(service: MatchService, live, player) -> None:
     assert live.meta.status == "finished"
 
 
-async def test_a_rematch_offered_and_accepted_swaps_the_seats_and_keeps_rules_and_clock():
+async def test_a_rematch_offered_and_accepted_swaps_the_seats_and_keeps_rules_clock_and_rating():
     service = make_service()
-    live, ada, bob = await timed_match(service)
+    live, ada, bob = await timed_match(service, rated=True)
     watching = [Recorder(0), Recorder(1)]
     for rec in watching:
         await service.subscribe(live, rec)
@@ -347,6 +347,7 @@ async def test_a_rematch_offered_and_accepted_swaps_the_seats_and_keeps_rules_an
     assert new.meta.status == "active"
     assert new.meta.seat_ids == [bob.player_id, ada.player_id]
     assert new.meta.rules == live.meta.rules and new.meta.time_control == live.meta.time_control
+    assert new.meta.rated and not new.meta.public
     assert new.meta.deadline_at is not None  # its clock runs
     # Asking again answers with the same rematch; nothing new is created.
     assert (await service.offer_rematch(ada, live.match_id)).rematch["match_id"] == new_id

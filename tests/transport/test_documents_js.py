@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from server.transport.asyncapi import asyncapi_document
+from server.transport.keys import SERVICE
 from server.transport.openapi import openapi_document
 from server.wire.schema import protocol_schema
 
@@ -134,6 +135,19 @@ async def test_every_message_and_answer_of_real_matches_validates_against_the_do
     await rest("get", "/api/matches/m_nope", headers=auth(ada))
     await rest("get", "/api/matches?limit=5", headers=auth(ada))
     await rest("get", "/api/players/me/stats", headers=auth(ada))
+
+    # Ratings and the lobby: a public rated challenge, accepted twice (the second: 409), resigned.
+    body = {"opponent": "human", "rated": True, "public": True}
+    _, m4 = await rest("post", "/api/matches", json=body, headers=auth(ada))
+    await rest("get", "/api/challenges")
+    await rest("get", "/api/lobby")
+    await rest("post", f"/api/challenges/{m4['match_id']}/accept", headers=auth(bob))
+    await rest("post", f"/api/challenges/{m4['match_id']}/accept", headers=auth(bob))
+    await rest("post", f"/api/matches/{m4['match_id']}/resign", headers=auth(bob))
+    await client.app[SERVICE].ratings.drain()
+    for path in ("rating", "rating/history", "profile"):
+        await rest("get", f"/api/players/{ada['player_id']}/{path}")
+    await rest("get", "/api/leaderboard?limit=3")
 
     sockets = [a, b0, b1, w]
     samples = rest.samples + ws_samples(sockets, Recording.sent)

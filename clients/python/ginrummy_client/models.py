@@ -512,6 +512,10 @@ class MatchSummary:
     """Every finished hand's result (``GET /api/matches/{id}`` only)."""
     time_control: TimeControl = field(default_factory=TimeControl)
     rematch: Rematch | None = None
+    rated: bool = False
+    """Counts for both players' ratings."""
+    public: bool = False
+    """An open challenge (listed while it waits)."""
     raw: Mapping[str, Any] = field(repr=False, compare=False, default_factory=dict)
 
     @staticmethod
@@ -538,6 +542,8 @@ class MatchSummary:
             hands=tuple(HandResult.from_wire(h) for h in d["hands"]) if "hands" in d else (),
             time_control=TimeControl.from_wire(d.get("time_control")),
             rematch=Rematch.from_wire(d.get("rematch")),
+            rated=bool(d.get("rated", False)),
+            public=bool(d.get("public", False)),
             raw=MappingProxyType(dict(d)),
         )
 

@@ -23,6 +23,7 @@ from .clocks import TimeControl
 from .connection import MatchConnection
 from .errors import RateLimited, ServerError, server_error
 from .models import MatchSummary, MatchTicket, PlayerIdentity
+from .ratings import LeaderboardEntry, Lobby, OpenChallenge, PlayerRating, RatingPoint
 
 __all__ = ["GinRummyClient", "parse_invite", "ws_url_for"]
 
@@ -207,16 +208,24 @@ class GinRummyClient(AccountsMixin):
         difficulty: str = "normal",
         rules: str = "house",
         time_control: TimeControl | None = None,
+        rated: bool = False,
+        public: bool = False,
     ) -> MatchTicket:
         """A new match against the computer (``difficulty`` easy, normal, hard) or a human
-        (the ticket then holds the ``invite`` to pass on); ``rules`` house or classic; against a
-        human, a ``time_control`` (e.g. ``TimeControl.preset("realtime 20+120")``)."""
+        (the ticket then holds the ``invite`` to pass on); ``rules`` house or classic. Against
+        a human: a ``time_control`` (e.g. ``TimeControl.preset("realtime 20+120")``), ``rated``
+        (it counts for both ratings) and ``public`` (listed among the open challenges for anyone
+        to accept)."""
         self._auth()
         body: dict[str, Any] = {"opponent": opponent, "rules": rules}
         if opponent == "computer":
             body["difficulty"] = difficulty
         if time_control is not None:
             body["time_control"] = time_control.to_wire()
+        if rated:
+            body["rated"] = True
+        if public:
+            body["public"] = True
         return MatchTicket.from_wire(await self.request("POST", "/api/matches", body))
 
     async def join_match(self, match_id: str, invite: str) -> MatchTicket:
@@ -292,13 +301,54 @@ class GinRummyClient(AccountsMixin):
         self._auth()
         await self.request("POST", f"/api/matches/{urllib.parse.quote(match_id)}/cancel", {})
 
+    # --- ratings and the lobby --------------------------------------------------------------
+
+    async def rating(self, player_id: str | None = None) -> PlayerRating:
+        """A player's Glicko-2 rating and deviation (``rating`` None before a first rated
+        match); this client's own player when ``player_id`` is None."""
+        player_id = player_id or (await self.me())["player_id"]
+        path = f"/api/players/{urllib.parse.quote(player_id, safe='')}/rating"
+        return PlayerRating.from_wire(await self.request("GET", path))
+
+    async def rating_history(
+        self, player_id: str, *, limit: int = 50, offset: int = 0
+    ) -> tuple[list[RatingPoint], int]:
+        """The rating after each rated match, newest first, and how many there are."""
+        qs = urllib.parse.urlencode({"limit": limit, "offset": offset})
+        path = f"/api/players/{urllib.parse.quote(player_id, safe='')}/rating/history?{qs}"
+        page = await self.request("GET", path)
+        return [RatingPoint.from_wire(p) for p in page.get("history", [])], int(page.get("total", 0))
+
+    async def leaderboard(self, *, limit: int = 20, offset: int = 0) -> tuple[list[LeaderboardEntry], int]:
+        """Rated players with enough rated matches, best first, and how many there are."""
+        qs = urllib.parse.urlencode({"limit": limit, "offset": offset})
+        page = await self.request("GET", f"/api/leaderboard?{qs}")
+        return [LeaderboardEntry.from_wire(e) for e in page.get("players", [])], int(page.get("total", 0))
+
+    async def challenges(self, *, limit: int = 20, offset: int = 0) -> tuple[list[OpenChallenge], int]:
+        """Open challenges (public matches waiting for anyone), newest first, and how many."""
+        qs = urllib.parse.urlencode({"limit": limit, "offset": offset})
+        page = await self.request("GET", f"/api/challenges?{qs}")
+        return [OpenChallenge.from_wire(c) for c in page.get("challenges", [])], int(page.get("total", 0))
+
+    async def accept_challenge(self, match_id: str) -> MatchTicket:
+        """Take the second seat of an open challenge (a ``Conflict`` with code
+        ``challenge_taken`` if someone else accepted it first)."""
+        self._auth()
+        path = f"/api/challenges/{urllib.parse.quote(match_id, safe='')}/accept"
+        return MatchTicket.from_wire(await self.request("POST", path, {}))
+
+    async def lobby(self) -> Lobby:
+        """How many open challenges wait and how many players are playing now."""
+        return Lobby.from_wire(await self.request("GET", "/api/lobby"))
+
     async def rules(self) -> list[dict[str, Any]]:
         """The rule presets the server offers (each as in a view's ``rules``, plus ``guide``)."""
         return list((await self.request("GET", "/api/rules"))["rules"])
 
     async def difficulties(self) -> list[dict[str, Any]]:
         """The computer's difficulties the server offers, easiest first: ``{name, label,
-        description}`` each."""
+        description, rating}`` each (``rating``: the level's published rating)."""
         return list((await self.request("GET", "/api/difficulties"))["difficulties"])
 
     async def health(self) -> Any:

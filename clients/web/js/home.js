@@ -6,6 +6,7 @@ import { chosenTimeControl, clockFieldset } from "./timecontrols.js";
 import { loadCatalog, rulesLabel } from "./catalog.js";
 import { miniCard } from "./cards.js";
 import { formatDate, h, replaceChildren } from "./dom.js";
+import { friendChoices, friendOptions, liveCounts } from "./lobby.js";
 import { store } from "./store.js";
 
 // Checked at first when the server offers them; otherwise its first entry is.
@@ -18,7 +19,7 @@ function radios(name, options, preferred) {
       "label",
       { class: "choice" },
       h("input", { type: "radio", name, value: o.name, checked: o.name === checked, required: true }),
-      h("span", { class: "choice-text" }, h("strong", {}, o.label || o.name), o.description ? h("span", { class: "note" }, o.description) : null),
+      h("span", { class: "choice-text" }, h("span", { class: "choice-head" }, h("strong", {}, o.label || o.name), o.rating ? h("span", { class: "rating-tag" }, `rating ${Math.round(o.rating)}`) : null), o.description ? h("span", { class: "note" }, o.description) : null),
     ),
   );
 }
@@ -128,13 +129,19 @@ export function mountHome(root, { message = "" } = {}) {
         e.preventDefault();
         const f = new FormData(e.target);
         const timeControl = chosenTimeControl(f.get("friend-clock"));
-        start(e.target, { opponent: "human", rules: f.get("friend-rules"), ...(timeControl ? { time_control: timeControl } : {}) });
+        start(e.target, {
+          opponent: "human",
+          rules: f.get("friend-rules"),
+          ...(timeControl ? { time_control: timeControl } : {}),
+          ...friendOptions(f),
+        });
       },
     },
     h("h2", { id: "vs-friend" }, "Play a friend"),
     h("p", {}, "Create a match and send your friend the invite link. It starts when they open it."),
     choices("Rules", "friend-rules"),
     clockFieldset("friend-clock"),
+    friendChoices(),
     h("button", { class: "btn big", type: "submit" }, "Create an invite link"),
   );
 
@@ -142,7 +149,9 @@ export function mountHome(root, { message = "" } = {}) {
     ? h(
         "p",
         { class: "whoami" },
-        `Playing as ${player.name}. `,
+        "Playing as ",
+        player.player_id ? h("a", { href: `#/player/${encodeURIComponent(player.player_id)}` }, player.name) : player.name,
+        ". ",
         h(
           "button",
           {
@@ -179,6 +188,7 @@ export function mountHome(root, { message = "" } = {}) {
         h("span", { class: "fan", "aria-hidden": "true" }, ["As", "Kh", "Qc", "Jd"].map((c) => miniCard(c, "large"))),
       ),
       h("p", { class: "lede" }, "Build melds, shed your deadwood, knock or go gin. First to 100 wins."),
+      liveCounts(),
       who,
       store.currentMatch
         ? h("p", {}, h("a", { class: "btn primary big", href: `#/play/${encodeURIComponent(store.currentMatch)}` }, "Back to your match"))

@@ -4,11 +4,16 @@
 //   #/history          finished matches        #/history/ID       one match's hands
 //   #/replay/ID        replay a finished match #/rules            how to play
 //   #/account          sign up, sign in, passkeys, devices
+//   #/player/ID        a player's page         #/leaderboard      the leaderboard
+//   #/lobby            open challenges
 
 import { mountAccount } from "./account.js";
 import { mountHistory, mountMatchDetail } from "./history.js";
 import { mountHome } from "./home.js";
 import { mountJoin } from "./join.js";
+import { mountLeaderboard } from "./leaderboard.js";
+import { mountLobby } from "./lobby.js";
+import { mountPlayer } from "./player.js";
 import { mountPlay } from "./play.js";
 import { mountReplay } from "./replay.js";
 import { mountRules } from "./rules.js";
@@ -23,6 +28,9 @@ const routes = [
   [/^\/replay\/([^/]+)$/, (root, [id]) => mountReplay(root, { matchId: id })],
   [/^\/rules$/, (root) => mountRules(root)],
   [/^\/account$/, (root) => mountAccount(root)],
+  [/^\/player\/([^/]+)$/, (root, [id]) => mountPlayer(root, { playerId: id })],
+  [/^\/leaderboard$/, (root) => mountLeaderboard(root)],
+  [/^\/lobby$/, (root) => mountLobby(root)],
 ];
 
 let cleanup = null;
@@ -49,7 +57,7 @@ function route() {
 function markNav(path) {
   for (const a of document.querySelectorAll(".site-nav a")) {
     const target = a.getAttribute("href").replace(/^#/, "");
-    const current = target === "/" ? path === "/" || path.startsWith("/play") : path.startsWith(target);
+    const current = target === "/" ? path === "/" || path.startsWith("/play/") : path.startsWith(target);
     if (current) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
   }

@@ -1,0 +1,83 @@
+// The leaderboard (#/leaderboard): rated players with enough rated matches, best first, a page
+// at a time, with the computer levels' published ratings beside it for comparison.
+
+import { loadCatalog } from "./catalog.js";
+import { h, replaceChildren } from "./dom.js";
+import { getLeaderboard, ratingText } from "./ratings-api.js";
+
+const PAGE = 20;
+
+export function mountLeaderboard(root) {
+  const body = h("tbody");
+  const status = h("p", { class: "muted", role: "status" }, "Loading\u2026");
+  const prev = h("button", { class: "btn", type: "button", disabled: true }, "Previous");
+  const next = h("button", { class: "btn", type: "button", disabled: true }, "Next");
+  const levels = h("p", { class: "note levels" });
+  let offset = 0;
+
+  async function load() {
+    prev.disabled = next.disabled = true;
+    let board;
+    try {
+      board = await getLeaderboard({ limit: PAGE, offset });
+    } catch (e) {
+      status.textContent = e.message;
+      return;
+    }
+    if (!root.isConnected) return;
+    status.textContent = board.total
+      ? `${board.total} rated ${board.total === 1 ? "player" : "players"} with at least ${board.min_games} rated matches.`
+      : `Nobody has played ${board.min_games} rated matches yet.`;
+    replaceChildren(
+      body,
+      board.players.map((p) =>
+        h(
+          "tr",
+          {},
+          h("td", {}, String(p.rank)),
+          h("td", {}, h("a", { href: `#/player/${encodeURIComponent(p.player_id)}` }, p.name)),
+          h("td", { class: "num" }, ratingText(p.rating, p.deviation)),
+          h("td", { class: "num" }, String(p.games)),
+        ),
+      ),
+    );
+    prev.disabled = offset === 0;
+    next.disabled = offset + PAGE >= board.total;
+  }
+  prev.onclick = () => {
+    offset = Math.max(0, offset - PAGE);
+    load();
+  };
+  next.onclick = () => {
+    offset += PAGE;
+    load();
+  };
+
+  replaceChildren(
+    root,
+    h(
+      "section",
+      { class: "leaderboard panel" },
+      h("h1", { tabindex: "-1" }, "Leaderboard"),
+      status,
+      h(
+        "table",
+        { class: "board" },
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, "Player"), h("th", { scope: "col", class: "num" }, "Rating"), h("th", { scope: "col", class: "num" }, "Games"))),
+        body,
+      ),
+      h("div", { class: "pager" }, prev, next),
+      levels,
+    ),
+  );
+  root.querySelector("h1").focus({ preventScroll: true });
+  load();
+  loadCatalog().then(
+    (c) => {
+      const rated = c.difficulties.filter((d) => d.rating !== null && d.rating !== undefined);
+      if (rated.length) levels.textContent = `For comparison, the computer: ${rated.map((d) => `${d.label} ${Math.round(d.rating)}`).join(", ")}.`;
+    },
+    () => {},
+  );
+  return () => {};
+}
