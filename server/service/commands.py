@@ -21,6 +21,7 @@ from .clock import Clock
 from .computer import Computer
 from .errors import (
     AlreadyJoined,
+    MatchFull,
     BadRequest,
     Conflict,
     Forbidden,
@@ -184,7 +185,7 @@ class Commands:
             if player.player_id in meta.seat_ids:
                 raise AlreadyJoined("you already have a seat in this match")
             if meta.seat_ids[1] is not None:
-                raise AlreadyJoined("both seats of this match are taken")
+                raise MatchFull("both seats of this match are taken")
             if meta.invite_hash is None or not hmac.compare_digest(meta.invite_hash, hash_token(invite)):
                 raise Forbidden("the invite code does not match")
             await self._check_cap(player, "active", caps.active)

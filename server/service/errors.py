@@ -10,7 +10,8 @@ send the same code (the transport maps codes to HTTP statuses, in one table).
     ├── NotFound            not_found         no such match
     ├── Conflict            conflict
     │   ├── MatchNotOver    match_not_over
-    │   ├── AlreadyJoined   already_joined
+    │   ├── AlreadyJoined   already_joined    the caller already has a seat in this match
+│   ├── MatchFull       match_full        both seats of this match are taken by others
     │   ├── MatchOver       match_over
     │   ├── StaleVersion    stale_version
     │   ├── IdReused        id_reused         an act id already used for another action
@@ -66,6 +67,12 @@ class MatchNotOver(Conflict):
 
 class AlreadyJoined(Conflict):
     code = "already_joined"
+
+
+class MatchFull(Conflict):
+    """Joining a match whose two seats are already taken by two other players."""
+
+    code = "match_full"
 
 
 class MatchOver(Conflict):

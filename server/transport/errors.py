@@ -16,6 +16,7 @@ HTTP_STATUS: dict[str, int] = {
     "conflict": 409,
     "match_not_over": 409,
     "already_joined": 409,
+    "match_full": 409,
     "match_over": 409,
     "stale_version": 409,
     "id_reused": 409,

@@ -284,6 +284,7 @@ ErrorCode = Literal[
     "conflict",
     "match_not_over",
     "already_joined",
+    "match_full",
     "match_over",
     "stale_version",
     "id_reused",
