@@ -21,12 +21,12 @@ from .clock import Clock
 from .computer import Computer
 from .errors import (
     AlreadyJoined,
-    MatchFull,
     BadRequest,
     Conflict,
     Forbidden,
     IdReused,
     IllegalAction,
+    MatchFull,
     MatchOver,
     NotYourTurn,
     ServiceError,

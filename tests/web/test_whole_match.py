@@ -43,7 +43,7 @@ def test_a_whole_house_match_against_the_computer_tapped_on_a_phone(server, new_
     expect(page.get_by_role("row", name=re.compile("Box bonus"))).to_have_count(0)
     over = page.get_by_role("region", name="Match over")
     expect(
-        over.get_by_text(re.compile(r"^(You win the match!|Computer \(Easy\) wins the match)$"))
+        over.get_by_text(re.compile(r"^(You win the match!|You lost: Computer \(Easy\) wins the match\.)$"))
     ).to_be_visible()
     shot(page, "phone-match-over")
 

@@ -9,6 +9,8 @@ const SUIT_NAMES = { c: "clubs", d: "diamonds", h: "hearts", s: "spades" };
 const SUIT_SYMBOLS = { c: "\u2663", d: "\u2666", h: "\u2665", s: "\u2660" };
 
 export const rankOf = (code) => code[0];
+/** 0 for an ace up to 12 for a king (for drawing cards in rank order). */
+export const rankIndex = (code) => RANKS.indexOf(code[0]);
 export const suitOf = (code) => code[1];
 export const isRed = (code) => code[1] === "h" || code[1] === "d";
 

@@ -15,6 +15,7 @@ import { connect, send } from "./table/connection.js";
 import { endDrag } from "./table/drag.js";
 import { renderFinished, showResult, watchDialog } from "./table/endings.js";
 import { discardSelected, renderActions, renderHand } from "./table/hand.js";
+import { installKeys } from "./table/keys.js";
 import { buildTable, hideConnPill, renderConn, renderScorebar, renderSeats, renderStatus } from "./table/layout.js";
 import { renderPiles } from "./table/piles.js";
 import { renderSide, renderWaiting } from "./table/side.js";
@@ -68,11 +69,13 @@ export function mountPlay(root, { matchId, watchToken = null }) {
   t.showResult = (result, number) => showResult(t, result, number);
   watchDialog(t);
   t.socket = connect(t, token);
+  const removeKeys = installKeys(t);
 
   // Focus the page heading so screen readers start from the top of the new page.
   t.el.heading.focus({ preventScroll: true });
 
   return () => {
+    removeKeys();
     endDrag(t);
     clearTimeout(t.s.staleTimer);
     t.socket.close();

@@ -190,7 +190,7 @@ export function mountReplay(root, { matchId }) {
       if (step === 0) {
         text = `Hand ${hand.number ?? handIndex + 1} dealt. ${who(ctx, hand.starter)} ${hand.starter === seat ? "start" : "starts"}; the upcard is ${cardShort(hand.upcard)}.`;
       } else {
-        const viewLike = { players: ctx.players, seat };
+        const viewLike = { players: ctx.players, seat, hand: { result: hand.result } };
         text = describeEvent(viewLike, state.event, { short: true });
         if (state.event.kind === "draw" && state.event.source === "stock") text += ` (${cardShort(state.moved)})`;
         text += ".";

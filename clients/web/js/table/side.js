@@ -24,7 +24,8 @@ export function renderSide(t) {
       history.length
         ? h(
             "ol",
-            { class: "move-list", reversed: true },
+            // Newest first, numbered from the hand's first move: the last of 30 moves is "30.".
+            { class: "move-list", reversed: true, start: history.length },
             [...history]
               .reverse()
               .slice(0, 12)
