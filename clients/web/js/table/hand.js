@@ -144,7 +144,7 @@ export function renderHand(t) {
 function deadwoodPill(v) {
   const best = bestDeadwoodAfter(v);
   if (best !== undefined) {
-    return h("span", { class: "deadwood-pill", title: "The least deadwood a discard leaves" }, `Deadwood ${best} after your discard`);
+    return h("span", { class: "deadwood-pill", title: "The least deadwood a discard leaves" }, `Deadwood ${best} after discard`);
   }
   return h("span", { class: "deadwood-pill" }, `Deadwood ${v.hand?.deadwood ?? "?"}`);
 }

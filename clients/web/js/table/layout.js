@@ -111,6 +111,7 @@ export function renderStatus({ s, el }) {
   el.statusLine.textContent = v.status_line || fallbackStatus(v);
   el.statusLine.classList.toggle("my-turn", myTurn(v));
   let text = "";
+  let more = ""; // a second sentence, left out on the narrowest screens
   if (discardPhase(v)) {
     if (s.selected) {
       const left = deadwoodAfter(v, s.selected);
@@ -119,7 +120,8 @@ export function renderStatus({ s, el }) {
         text =
           `Discarding ${cardShort(s.selected)} leaves ${left} deadwood` +
           (can(v, "knock", { card: s.selected }) ? (left === 0 ? ": you can go gin!" : ": you can knock.") : ` (${knockLimitWords(v)}).`) +
-          " Tap again to discard.";
+          "";
+        more = " Tap again to discard.";
       }
     } else {
       const chances = knockChances(v);
@@ -135,7 +137,7 @@ export function renderStatus({ s, el }) {
     const pile = v.hand.discard_pile || [];
     if (pile.length) text = `The upcard is ${cardShort(pile[pile.length - 1])}: take it, or pass.`;
   }
-  el.hint.textContent = text;
+  replaceChildren(el.hint, text, more ? h("span", { class: "hint-more" }, more) : null);
 }
 
 /** The opponent at the top; for a watcher also seat 0 at the bottom, where a player's hand is. */
