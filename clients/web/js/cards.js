@@ -39,7 +39,7 @@ export function bySuit(a, b) {
 /** The visible face of a card (decorative: the surrounding button carries the label). */
 export function cardFace(code) {
   const face = document.createElement("span");
-  face.className = `face ${isRed(code) ? "red" : "black"}`;
+  face.className = `face ${isRed(code) ? "red" : "black"} suit-${code[1]}`;
   face.setAttribute("aria-hidden", "true");
   const corner = (cls) => {
     const c = document.createElement("span");

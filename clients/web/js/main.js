@@ -10,6 +10,7 @@ import { mountJoin } from "./join.js";
 import { mountPlay } from "./play.js";
 import { mountReplay } from "./replay.js";
 import { mountRules } from "./rules.js";
+import { applySettings } from "./settings.js";
 
 const routes = [
   [/^\/?$/, (root) => mountHome(root)],
@@ -65,6 +66,7 @@ function adoptQueryLink() {
   history.replaceState(null, "", `${location.pathname}${hash}`);
 }
 
+applySettings();
 adoptQueryLink();
 window.addEventListener("hashchange", route);
 route();

@@ -16,6 +16,9 @@ import { endDrag } from "./table/drag.js";
 import { renderFinished, showResult, watchDialog } from "./table/endings.js";
 import { discardSelected, renderActions, renderHand } from "./table/hand.js";
 import { installKeys } from "./table/keys.js";
+import { animateChanges, captureRects } from "./table/motion.js";
+import { updateTurnSignal, watchVisibility } from "./table/signal.js";
+import { applySettings } from "./settings.js";
 import { buildTable, hideConnPill, renderConn, renderScorebar, renderSeats, renderStatus } from "./table/layout.js";
 import { renderPiles } from "./table/piles.js";
 import { renderSide, renderWaiting } from "./table/side.js";
@@ -70,12 +73,15 @@ export function mountPlay(root, { matchId, watchToken = null }) {
   watchDialog(t);
   t.socket = connect(t, token);
   const removeKeys = installKeys(t);
+  const stopSignal = watchVisibility(t);
+  applySettings();
 
   // Focus the page heading so screen readers start from the top of the new page.
   t.el.heading.focus({ preventScroll: true });
 
   return () => {
     removeKeys();
+    stopSignal();
     endDrag(t);
     clearTimeout(t.s.staleTimer);
     t.socket.close();
@@ -94,6 +100,7 @@ function render(t) {
   const focusKey = inTable ? active.dataset.focusKey : active === document.body ? s.lostFocus : null;
   const focusInHand = !!(inTable && el.handArea.contains(active));
   s.lostFocus = null;
+  const before = captureRects(t);
 
   renderConn(t);
   // Busy while an action of ours is on its way: the controls wait for the server's answer.
@@ -108,6 +115,9 @@ function render(t) {
   renderSide(t);
   renderWaiting(t);
   renderFinished(t);
+  animateChanges(t, before, s.prev, s.view);
+  s.drawnVersion = s.view.version;
+  updateTurnSignal(s.view);
 
   if (focusKey) {
     // Keep keyboard focus where it was across redraws; when that control is gone or no longer
