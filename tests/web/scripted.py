@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -174,3 +175,14 @@ def open_scripted(page: Page, base_url: str, *views: dict[str, Any], seat: int =
     )
     page.goto(f"{base_url}/#/play/{MATCH}")
     return script
+
+
+def rest(base: str, method: str, path: str, body: dict | None = None, token: str | None = None) -> dict:
+    """One call of the real server's REST API (to set up players and matches for a test)."""
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(base + path, data=data, headers=headers, method=method)
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from playwright.sync_api import Page, expect
 from tests.live_server import live_server
 
 from .conftest import DESKTOP, PHONE
-from .scripted import CLASSIC, KNOCK_HAND, knock_chance_view, open_scripted, view
+from .scripted import CLASSIC, KNOCK_HAND, knock_chance_view, open_scripted, rest, view
 from .table import hand_cards, knock_button
 
 pytestmark = pytest.mark.browser
@@ -39,16 +38,6 @@ def shot(page: Page, name: str) -> None:
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with live_server(tmp_path_factory.mktemp("site")) as url:
         yield url
-
-
-def rest(base: str, method: str, path: str, body: dict | None = None, token: str | None = None) -> dict:
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(base + path, data=data, headers=headers, method=method)
-    with urllib.request.urlopen(req, timeout=10) as r:
-        return json.loads(r.read())
 
 
 # --- knock chances --------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ browser (a four-colour deck). Scripted views (tests/web/scripted.py); one server
 from __future__ import annotations
 
 import copy
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +16,7 @@ from playwright.sync_api import Page, expect
 from tests.live_server import live_server
 
 from .conftest import DESKTOP, PHONE
-from .scripted import knock_chance_view, open_scripted, view
+from .scripted import knock_chance_view, open_scripted, rest, view
 
 pytestmark = pytest.mark.browser
 
@@ -137,3 +138,21 @@ def test_the_four_colour_deck_is_kept_after_a_reload(site, new_page):
     expect(diamond).to_have_css("color", "rgb(21, 101, 192)")
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "four-colour-390.png"), full_page=True)
+
+
+def test_the_record_page_counts_a_finished_match(site, new_page):
+    ada = rest(site, "POST", "/api/players", {"name": "Ada"})
+    m = rest(site, "POST", "/api/matches", {"opponent": "computer", "difficulty": "easy"}, ada["token"])
+    rest(site, "POST", f"/api/matches/{m['match_id']}/resign", {}, ada["token"])
+    page = new_page(**PHONE)
+    page.add_init_script(f"localStorage.setItem('ginrummy.player', {json.dumps(json.dumps(ada))});")
+    page.goto(site + "/")
+    page.get_by_role("link", name="Record").tap()
+    expect(page.get_by_role("heading", name="Your record")).to_be_visible()
+    grid = page.locator(".stat-grid")
+    expect(grid.locator(".stat").filter(has_text="Matches")).to_contain_text("1")
+    expect(grid.locator(".stat").filter(has_text="Losses")).to_contain_text("1")
+    expect(grid.locator(".stat").filter(has_text="Points per hand")).to_be_visible()
+    expect(page.get_by_role("link", name=re.compile(r"^Lost against Computer"))).to_be_visible()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "record-390.png"), full_page=True)

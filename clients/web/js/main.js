@@ -3,6 +3,7 @@
 //   #/join/ID/CODE     redeem an invite        #/watch/ID/TOKEN   watch a match (read-only)
 //   #/history          finished matches        #/history/ID       one match's hands
 //   #/replay/ID        replay a finished match #/rules            how to play
+//   #/stats            the player's record
 
 import { mountHistory, mountMatchDetail } from "./history.js";
 import { mountHome } from "./home.js";
@@ -11,6 +12,7 @@ import { mountPlay } from "./play.js";
 import { mountReplay } from "./replay.js";
 import { mountRules } from "./rules.js";
 import { applySettings } from "./settings.js";
+import { mountStats } from "./stats.js";
 
 const routes = [
   [/^\/?$/, (root) => mountHome(root)],
@@ -21,6 +23,7 @@ const routes = [
   [/^\/history\/([^/]+)$/, (root, [id]) => mountMatchDetail(root, { matchId: id })],
   [/^\/replay\/([^/]+)$/, (root, [id]) => mountReplay(root, { matchId: id })],
   [/^\/rules$/, (root) => mountRules(root)],
+  [/^\/stats$/, (root) => mountStats(root)],
 ];
 
 let cleanup = null;
