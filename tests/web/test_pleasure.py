@@ -156,3 +156,17 @@ def test_the_record_page_counts_a_finished_match(site, new_page):
     expect(page.get_by_role("link", name=re.compile(r"^Lost against Computer"))).to_be_visible()
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "record-390.png"), full_page=True)
+
+
+def test_court_cards_show_a_figure_not_a_letter(site, new_page):
+    page = new_page(**PHONE)
+    cards = ["Kh", "Qs", "Jd", "Kc", "Qh", "Js", "2c", "3c", "4c", "As"]
+    open_scripted(page, site, view(hand={"cards": cards, "melds": [["2c", "3c", "4c"]], "legal_actions": []}))
+    for code, name in [("Kh", "king of hearts"), ("Qs", "queen of spades"), ("Jd", "jack of diamonds")]:
+        pip = page.get_by_role("button", name=re.compile(f"^{name}")).locator(".pip")
+        expect(pip.locator("svg.court-figure")).to_have_count(1)
+        expect(pip).to_have_text(re.compile(r"^[\u2660\u2665\u2666\u2663]*$"))  # no "K" in a box
+        assert code[0] in "KQJ"
+    expect(page.locator(".hand-card .court-figure")).to_have_count(6)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator(".my-area").screenshot(path=str(SHOTS / "court-cards-390.png"))

@@ -1,6 +1,8 @@
 // How a card code ("7h", "Td") is shown and spoken. Display only: no rule of the game lives here
 // (melds, deadwood and legality all come from the server's view).
 
+import { courtFigure } from "./court.js";
+
 const RANKS = "A23456789TJQK";
 const SUITS_BY_DISPLAY = "shcd"; // spades, hearts, clubs, diamonds: colours alternate when sorted
 const RANK_NAMES = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
@@ -55,8 +57,11 @@ export function cardFace(code) {
   };
   const pip = document.createElement("span");
   pip.className = "pip";
-  pip.textContent = "JQK".includes(code[0]) ? code[0] : suitSymbol(code);
-  if ("JQK".includes(code[0])) pip.classList.add("court");
+  if ("JQK".includes(code[0])) {
+    // A court card shows its figure (court.js), not a letter in a box.
+    pip.classList.add("court");
+    pip.append(courtFigure(code));
+  } else pip.textContent = suitSymbol(code);
   face.append(corner("tl"), pip, corner("br"));
   return face;
 }
