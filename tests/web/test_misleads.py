@@ -360,3 +360,17 @@ def test_the_rules_page_lists_the_shortcuts(site, new_page):
     page.goto(site + "/#/rules")
     shortcuts = page.locator("dl.shortcuts")
     expect(shortcuts.locator("kbd")).to_contain_text(["S", "D", "P", "K"])
+
+
+def test_a_replay_on_a_phone_keeps_its_step_buttons_on_screen(site, new_page):
+    ada = rest(site, "POST", "/api/players", {"name": "Ada"})
+    m = rest(site, "POST", "/api/matches", {"opponent": "computer", "difficulty": "easy"}, ada["token"])
+    rest(site, "POST", f"/api/matches/{m['match_id']}/resign", {}, ada["token"])
+    page = new_page(**PHONE)
+    page.add_init_script(f"localStorage.setItem('ginrummy.player', {json.dumps(json.dumps(ada))});")
+    page.goto(f"{site}/#/replay/{m['match_id']}")
+    step = page.get_by_role("button", name="Next move")
+    expect(step).to_be_visible()
+    box = step.bounding_box()
+    assert box and box["y"] + box["height"] <= 844, box
+    shot(page, "replay-390")

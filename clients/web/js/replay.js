@@ -141,6 +141,9 @@ export function mountReplay(root, { matchId }) {
 
     function seatRow(state, s, hand) {
       const cards = [...state.hands[s]].sort(bySuit);
+      // At a hand's end its melds (the server's, from the result) are underlined as at the table.
+      const meldOf = new Map();
+      if (step === hand.actions.length && hand.result) (hand.result.melds?.[s] || []).forEach((m, i) => m.forEach((c) => meldOf.set(c, i)));
       return h(
         "div",
         { class: "seat-area" },
@@ -153,7 +156,7 @@ export function mountReplay(root, { matchId }) {
         h(
           "div",
           { class: "hand replay-hand", role: "group", "aria-label": `${who(ctx, s)}: ${cards.map(cardName).join(", ")}` },
-          cards.map((c) => miniCard(c, `large ${c === state.moved ? "fresh" : ""}`)),
+          cards.map((c) => miniCard(c, `large ${c === state.moved ? "fresh" : ""} ${meldOf.has(c) ? `melded meld-${meldOf.get(c) % 4}` : ""}`)),
         ),
       );
     }
