@@ -27,6 +27,7 @@ from .errors import (
     Forbidden,
     IdReused,
     IllegalAction,
+    MatchFull,
     MatchOver,
     NotYourTurn,
     ServiceError,
@@ -224,7 +225,7 @@ class Commands:
                 if meta.seat_ids[1] is not None:
                     raise ChallengeTaken("someone else accepted this challenge first")
             if meta.seat_ids[1] is not None:
-                raise AlreadyJoined("both seats of this match are taken")
+                raise MatchFull("both seats of this match are taken")
             if invite is not None and (
                 meta.invite_hash is None or not hmac.compare_digest(meta.invite_hash, hash_token(invite))
             ):

@@ -11,8 +11,9 @@ send the same code (the transport maps codes to HTTP statuses, in one table).
     ├── Conflict            conflict
     │   ├── MatchNotOver    match_not_over
     │   ├── UsernameTaken   username_taken    another player has that username (any case)
-    │   ├── AlreadyJoined   already_joined
+    │   ├── AlreadyJoined   already_joined    the caller already has a seat in this match
     │   │   └── ChallengeTaken  challenge_taken  another player accepted the open challenge first
+    │   ├── MatchFull       match_full        both seats of this match are taken by others
     │   ├── MatchOver       match_over
     │   ├── StaleVersion    stale_version
     │   ├── IdReused        id_reused         an act id already used for another action
@@ -78,6 +79,12 @@ class ChallengeTaken(AlreadyJoined):
     """Another player accepted this open challenge first (the store decided)."""
 
     code = "challenge_taken"
+
+
+class MatchFull(Conflict):
+    """Joining a match whose two seats are already taken by two other players."""
+
+    code = "match_full"
 
 
 class MatchOver(Conflict):

@@ -18,6 +18,7 @@ HTTP_STATUS: dict[str, int] = {
     "already_joined": 409,
     "username_taken": 409,
     "challenge_taken": 409,
+    "match_full": 409,
     "match_over": 409,
     "stale_version": 409,
     "id_reused": 409,

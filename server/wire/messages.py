@@ -308,6 +308,7 @@ ErrorCode = Literal[
     "already_joined",
     "username_taken",
     "challenge_taken",
+    "match_full",
     "match_over",
     "stale_version",
     "id_reused",

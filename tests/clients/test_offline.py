@@ -133,6 +133,7 @@ def test_malformed_actions_are_refused_before_sending(wire):
         ("stale_version", StaleVersion),
         ("match_not_over", Conflict),
         ("already_joined", Conflict),
+        ("match_full", Conflict),
         ("match_over", Conflict),
         ("conflict", Conflict),
         ("rate_limited", RateLimited),

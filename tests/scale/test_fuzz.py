@@ -491,7 +491,7 @@ def _rest_cases(tok: dict[str, str], mid: str, computer: str, rng: random.Random
             (20 + i % 5, method, path, ("RAW", bad), b"{}" if method == "POST" else None, 401, "unauthorized")
         )
     joins = [
-        ("Carol", mid, {"invite": "whatever"}, 409, "already_joined"),
+        ("Carol", mid, {"invite": "whatever"}, 409, "match_full"),
         ("Ada", mid, {"invite": "whatever"}, 409, "already_joined"),
         ("Carol", computer, {"invite": "whatever"}, 409, "conflict"),
         ("Carol", "m_nothere", {"invite": "x"}, 404, "not_found"),

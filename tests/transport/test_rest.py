@@ -149,7 +149,10 @@ async def test_a_human_match_waits_for_its_invite_to_be_redeemed(make_client):
     assert joined["seat"] == 1 and joined["status"] == "active" and joined["version"] == 1
     assert joined["players"][1] == {"seat": 1, "name": "Bob", "kind": "human"}
     await error_of(
-        await client.post(url, json={"invite": m["invite"]["code"]}, headers=auth(eve)), 409, "already_joined"
+        await client.post(url, json={"invite": m["invite"]["code"]}, headers=auth(eve)), 409, "match_full"
+    )
+    await error_of(
+        await client.post(url, json={"invite": m["invite"]["code"]}, headers=auth(bob)), 409, "already_joined"
     )
     await error_of(await client.post(url, json={}, headers=auth(eve)), 400, "bad_request")
 

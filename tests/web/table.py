@@ -110,8 +110,12 @@ def take_turn(page: Page, play: Play, *, touch: bool) -> bool:
         if play.shots and play.moves < 3:
             shot(page, f"{play.shots}-card-selected")
         knock = knock_button(page)
-        # The button is live exactly when the hint (from the server's discard_deadwood) says so.
+        # The button is live exactly when the view lists a knock; when the selected card is not
+        # one of its discards, the first press selects the best one.
         if knock.is_enabled():
+            if not re.search(r"leaves \d+ deadwood: you can (knock|go gin)", hint):
+                press(page, knock, touch=touch)
+                hint = page.locator("#hand-hint").inner_text()
             assert re.search(r"leaves \d+ deadwood: you can (knock|go gin)", hint), hint
             press(page, knock, touch=touch)
             play.knocks += 1

@@ -31,7 +31,7 @@ def test_a_finished_match_is_in_the_history_and_replays_card_by_card(server, new
     page.get_by_role("button", name="Resign").click()
     page.get_by_role("button", name="Yes, resign").click()
     expect(page.get_by_role("heading", name="Match over")).to_be_visible()
-    expect(page.get_by_text("(You resigned)")).to_be_visible()
+    expect(page.get_by_text("You resigned.")).to_be_visible()
 
     # The history lists it; its hands page shows hand 1's result.
     page.get_by_role("link", name="History", exact=True).first.click()
@@ -67,7 +67,9 @@ def test_a_finished_match_is_in_the_history_and_replays_card_by_card(server, new
         page.get_by_role("button", name="Next move").click()
         expect(page.get_by_text(re.compile(rf"move {step} of {total}\b"))).to_be_visible()
         text = caption.inner_text()
-        assert re.match(r"^(You|Computer \(Normal\)) (took|passed|drew|discarded|knocked)", text), text
+        assert re.match(r"^(You|Computer \(Normal\)) (took|passed|drew|discarded|knocked|went gin)", text), (
+            text
+        )
         seen.add(text.split()[1] if text.startswith("You") else text.split()[2])
         counts = sorted([mine.get_by_role("img").count(), theirs.get_by_role("img").count()])
         assert counts in ([10, 10], [10, 11]), counts

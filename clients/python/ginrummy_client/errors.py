@@ -11,7 +11,7 @@ The tree::
     │   ├── NotYourTurn         not_your_turn
     │   ├── IllegalAction       illegal_action (not legal now, or the match is over)
     │   ├── StaleVersion        stale_version (the match moved on; act on the newer state)
-    │   ├── Conflict            conflict, match_not_over, already_joined, challenge_taken
+    │   ├── Conflict            conflict, match_not_over, already_joined, match_full, challenge_taken
     │   │                       (another player accepted the open challenge first), match_over,
     │   │                       id_reused (an act id already used for another action),
     │   │                       too_many_matches (the player's waiting or active matches are at their cap)
@@ -166,6 +166,7 @@ _BY_CODE: dict[str, type[ServerError]] = {
     "match_not_over": Conflict,
     "already_joined": Conflict,
     "challenge_taken": Conflict,
+    "match_full": Conflict,
     "match_over": Conflict,
     "id_reused": Conflict,
     "too_many_matches": Conflict,

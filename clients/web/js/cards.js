@@ -1,6 +1,8 @@
 // How a card code ("7h", "Td") is shown and spoken. Display only: no rule of the game lives here
 // (melds, deadwood and legality all come from the server's view).
 
+import { courtFigure } from "./court.js";
+
 const RANKS = "A23456789TJQK";
 const SUITS_BY_DISPLAY = "shcd"; // spades, hearts, clubs, diamonds: colours alternate when sorted
 const RANK_NAMES = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
@@ -9,6 +11,8 @@ const SUIT_NAMES = { c: "clubs", d: "diamonds", h: "hearts", s: "spades" };
 const SUIT_SYMBOLS = { c: "\u2663", d: "\u2666", h: "\u2665", s: "\u2660" };
 
 export const rankOf = (code) => code[0];
+/** 0 for an ace up to 12 for a king (for drawing cards in rank order). */
+export const rankIndex = (code) => RANKS.indexOf(code[0]);
 export const suitOf = (code) => code[1];
 export const isRed = (code) => code[1] === "h" || code[1] === "d";
 
@@ -37,7 +41,7 @@ export function bySuit(a, b) {
 /** The visible face of a card (decorative: the surrounding button carries the label). */
 export function cardFace(code) {
   const face = document.createElement("span");
-  face.className = `face ${isRed(code) ? "red" : "black"}`;
+  face.className = `face ${isRed(code) ? "red" : "black"} suit-${code[1]}`;
   face.setAttribute("aria-hidden", "true");
   const corner = (cls) => {
     const c = document.createElement("span");
@@ -53,8 +57,11 @@ export function cardFace(code) {
   };
   const pip = document.createElement("span");
   pip.className = "pip";
-  pip.textContent = "JQK".includes(code[0]) ? code[0] : suitSymbol(code);
-  if ("JQK".includes(code[0])) pip.classList.add("court");
+  if ("JQK".includes(code[0])) {
+    // A court card shows its figure (court.js), not a letter in a box.
+    pip.classList.add("court");
+    pip.append(courtFigure(code));
+  } else pip.textContent = suitSymbol(code);
   face.append(corner("tl"), pip, corner("br"));
   return face;
 }

@@ -67,7 +67,7 @@ export function mountHistory(root) {
             "li",
             { class: m.winner === seat ? "won" : "lost" },
             h("strong", {}, `Against ${other.name || "?"}`),
-            h("span", {}, ` \u00b7 ${outcomeWords(m, seat)} \u00b7 ${rulesLabel(m.rules)} \u00b7 ${m.hand_number} hands \u00b7 ${formatDate(m.updated_at || m.created_at)} `),
+            h("span", {}, ` \u00b7 ${outcomeWords(m, seat)} \u00b7 ${rulesLabel(m.rules)} \u00b7 ${m.hand_number} hand${m.hand_number === 1 ? "" : "s"} \u00b7 ${formatDate(m.updated_at || m.created_at)} `),
             h(
               "span",
               { class: "row-links" },

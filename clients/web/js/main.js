@@ -6,6 +6,7 @@
 //   #/account          sign up, sign in, passkeys, devices
 //   #/player/ID        a player's page         #/leaderboard      the leaderboard
 //   #/lobby            open challenges
+//   #/stats            the player's record
 
 import { mountAccount } from "./account.js";
 import { mountHistory, mountMatchDetail } from "./history.js";
@@ -17,6 +18,8 @@ import { mountPlayer } from "./player.js";
 import { mountPlay } from "./play.js";
 import { mountReplay } from "./replay.js";
 import { mountRules } from "./rules.js";
+import { applySettings } from "./settings.js";
+import { mountStats } from "./stats.js";
 
 const routes = [
   [/^\/?$/, (root) => mountHome(root)],
@@ -31,6 +34,7 @@ const routes = [
   [/^\/player\/([^/]+)$/, (root, [id]) => mountPlayer(root, { playerId: id })],
   [/^\/leaderboard$/, (root) => mountLeaderboard(root)],
   [/^\/lobby$/, (root) => mountLobby(root)],
+  [/^\/stats$/, (root) => mountStats(root)],
 ];
 
 let cleanup = null;
@@ -76,6 +80,7 @@ function adoptQueryLink() {
   history.replaceState(null, "", `${location.pathname}${hash}`);
 }
 
+applySettings();
 adoptQueryLink();
 window.addEventListener("hashchange", route);
 route();

@@ -16,6 +16,10 @@ import { connect, send } from "./table/connection.js";
 import { endDrag } from "./table/drag.js";
 import { renderFinished, showResult, watchDialog } from "./table/endings.js";
 import { discardSelected, renderActions, renderHand } from "./table/hand.js";
+import { installKeys } from "./table/keys.js";
+import { animateChanges, captureRects } from "./table/motion.js";
+import { updateTurnSignal, watchVisibility } from "./table/signal.js";
+import { applySettings } from "./settings.js";
 import { buildTable, hideConnPill, renderConn, renderScorebar, renderSeats, renderStatus } from "./table/layout.js";
 import { renderPiles } from "./table/piles.js";
 import { renderRematch } from "./table/rematch.js";
@@ -70,11 +74,16 @@ export function mountPlay(root, { matchId, watchToken = null }) {
   t.showResult = (result, number) => showResult(t, result, number);
   watchDialog(t);
   t.socket = connect(t, token);
+  const removeKeys = installKeys(t);
+  const stopSignal = watchVisibility(t);
+  applySettings();
 
   // Focus the page heading so screen readers start from the top of the new page.
   t.el.heading.focus({ preventScroll: true });
 
   return () => {
+    removeKeys();
+    stopSignal();
     endDrag(t);
     stopClock(t);
     clearTimeout(t.s.staleTimer);
@@ -94,6 +103,7 @@ function render(t) {
   const focusKey = inTable ? active.dataset.focusKey : active === document.body ? s.lostFocus : null;
   const focusInHand = !!(inTable && el.handArea.contains(active));
   s.lostFocus = null;
+  const before = captureRects(t);
 
   renderConn(t);
   // Busy while an action of ours is on its way: the controls wait for the server's answer.
@@ -110,6 +120,9 @@ function render(t) {
   renderFinished(t);
   renderClock(t);
   renderRematch(t);
+  animateChanges(t, before, s.prev, s.view);
+  s.drawnVersion = s.view.version;
+  updateTurnSignal(s.view);
 
   if (focusKey) {
     // Keep keyboard focus where it was across redraws; when that control is gone or no longer

@@ -141,6 +141,9 @@ export function mountReplay(root, { matchId }) {
 
     function seatRow(state, s, hand) {
       const cards = [...state.hands[s]].sort(bySuit);
+      // At a hand's end its melds (the server's, from the result) are underlined as at the table.
+      const meldOf = new Map();
+      if (step === hand.actions.length && hand.result) (hand.result.melds?.[s] || []).forEach((m, i) => m.forEach((c) => meldOf.set(c, i)));
       return h(
         "div",
         { class: "seat-area" },
@@ -153,7 +156,7 @@ export function mountReplay(root, { matchId }) {
         h(
           "div",
           { class: "hand replay-hand", role: "group", "aria-label": `${who(ctx, s)}: ${cards.map(cardName).join(", ")}` },
-          cards.map((c) => miniCard(c, `large ${c === state.moved ? "fresh" : ""}`)),
+          cards.map((c) => miniCard(c, `large ${c === state.moved ? "fresh" : ""} ${meldOf.has(c) ? `melded meld-${meldOf.get(c) % 4}` : ""}`)),
         ),
       );
     }
@@ -190,7 +193,7 @@ export function mountReplay(root, { matchId }) {
       if (step === 0) {
         text = `Hand ${hand.number ?? handIndex + 1} dealt. ${who(ctx, hand.starter)} ${hand.starter === seat ? "start" : "starts"}; the upcard is ${cardShort(hand.upcard)}.`;
       } else {
-        const viewLike = { players: ctx.players, seat };
+        const viewLike = { players: ctx.players, seat, hand: { result: hand.result } };
         text = describeEvent(viewLike, state.event, { short: true });
         if (state.event.kind === "draw" && state.event.source === "stock") text += ` (${cardShort(state.moved)})`;
         text += ".";

@@ -2,7 +2,7 @@
 // and a finished match (the scoreboard). Shared by the table, the history and the replay.
 // `ctx` is anything with `players` and `seat` (a view, or a record with seat = the viewer).
 
-import { cardName, cardShort, miniCard } from "./cards.js";
+import { cardName, cardShort, miniCard, rankIndex } from "./cards.js";
 import { h } from "./dom.js";
 import { describeResult, KIND_TITLES, playerName, scoreLine, who } from "./words.js";
 
@@ -18,8 +18,24 @@ function cardRow(codes, cls = "", labelFor = null) {
   );
 }
 
+/** A knocker's meld with the cards laid off on it, in rank order (a run read low to high, the
+ * laid-off cards where they extend it), each card marked as melded or laid off. */
+function meldWithLayoffs(meld, laid, defenderName) {
+  const cards = [...meld.map((c) => [c, false]), ...laid.map((c) => [c, true])];
+  cards.sort((a, b) => rankIndex(a[0]) - rankIndex(b[0]));
+  return h(
+    "span",
+    { class: "card-row melded" },
+    cards.map(([c, isLaid]) => {
+      const el = miniCard(c, isLaid ? "laid-off" : "melded");
+      el.setAttribute("aria-label", isLaid ? `${cardName(c)}, laid off by ${defenderName}` : `${cardName(c)}, melded`);
+      return el;
+    }),
+  );
+}
+
 /** One seat's final hand: melds (with any cards laid off on them) and deadwood. */
-function seatHand(ctx, result, seat) {
+function seatHand(ctx, result, seat, level) {
   const melds = result.melds?.[seat] || [];
   const unmatched = result.unmatched?.[seat] || [];
   const layoffs = result.layoffs || [];
@@ -32,7 +48,7 @@ function seatHand(ctx, result, seat) {
     "div",
     { class: "result-seat" },
     h(
-      "h4",
+      `h${level}`,
       {},
       who(ctx, seat),
       role ? h("span", { class: "role" }, ` ${role}`) : null,
@@ -47,10 +63,7 @@ function seatHand(ctx, result, seat) {
         return h(
           "span",
           { class: "meld-group", role: "group", "aria-label": `Meld: ${meld.map(cardName).join(", ")}` },
-          cardRow(meld, "melded", (c) => `${cardName(c)}, melded`),
-          laid.length
-            ? cardRow(laid, "laid-off", (c) => `${cardName(c)}, laid off by ${defenderName}`)
-            : null,
+          laid.length ? meldWithLayoffs(meld, laid, defenderName) : cardRow(meld, "melded", (c) => `${cardName(c)}, melded`),
         );
       }),
     ),
@@ -72,7 +85,7 @@ function seatHand(ctx, result, seat) {
 }
 
 /** A finished hand: the score line, a sentence, and both hands. */
-export function resultBlock(ctx, result, { number } = {}) {
+export function resultBlock(ctx, result, { number, level = 4 } = {}) {
   const seats = ctx.seat === 1 ? [1, 0] : [0, 1];
   return h(
     "div",
@@ -87,7 +100,7 @@ export function resultBlock(ctx, result, { number } = {}) {
     h(
       "div",
       { class: "result-hands" },
-      seats.map((s) => seatHand(ctx, result, s)),
+      seats.map((s) => seatHand(ctx, result, s, level)),
     ),
   );
 }
@@ -95,7 +108,8 @@ export function resultBlock(ctx, result, { number } = {}) {
 /** A short one-line summary of a hand, for lists. */
 export function resultSummary(ctx, result) {
   if (result.kind === "dead") return "Dead hand: no score";
-  return `${KIND_TITLES[result.kind]} \u2014 ${playerName(ctx, result.winner)} scores ${result.breakdown}`;
+  const winner = who(ctx, result.winner);
+  return `${KIND_TITLES[result.kind]} \u2014 ${winner} ${winner === "You" ? "score" : "scores"} ${result.breakdown}`;
 }
 
 /** The end-of-match scoreboard: points, box and game bonuses, totals. */
@@ -109,15 +123,19 @@ export function scoreboard(ctx, outcome, rules) {
       "tr",
       { class: extra },
       h("th", { scope: "row" }, label),
-      [0, 1].map((s) => h("td", {}, String(totals[s]?.[key] ?? 0))),
+      seats.map((s) => h("td", {}, String(totals[s]?.[key] ?? 0))),
     );
   const winner = outcome.winner;
   const headline =
     winner === ctx.seat
       ? "You win the match!"
-      : `${playerName(ctx, winner)} wins the match`;
-  const reason =
-    outcome.reason === "resign" ? ` (${who(ctx, 1 - winner)} resigned)` : "";
+      : ctx.seat === 0 || ctx.seat === 1
+        ? `You lost: ${playerName(ctx, winner)} wins the match.`
+        : `${playerName(ctx, winner)} wins the match.`;
+  const loser = who(ctx, 1 - winner);
+  const reason = outcome.reason === "resign" ? ` ${loser} resigned.` : "";
+  // The viewer's own column first, as in the score bar above the table.
+  const seats = ctx.seat === 1 ? [1, 0] : [0, 1];
   return h(
     "div",
     { class: "scoreboard" },
@@ -133,7 +151,7 @@ export function scoreboard(ctx, outcome, rules) {
           "tr",
           {},
           h("td", {}),
-          [0, 1].map((s) => h("th", { scope: "col" }, who(ctx, s))),
+          seats.map((s) => h("th", { scope: "col" }, who(ctx, s))),
         ),
       ),
       h(

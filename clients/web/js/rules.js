@@ -1,6 +1,7 @@
 // The rules page, in this client's own words, with tips for playing the computer. The rule
 // presets and the computer's levels are the server's (their labels and descriptions).
 
+import { SHORTCUTS } from "./table/keys.js";
 import { loadCatalog } from "./catalog.js";
 import { h, replaceChildren } from "./dom.js";
 
@@ -109,11 +110,18 @@ export function mountRules(root) {
         LI("Tap a card to select it. Tap it again, or drag it onto the discard pile, to throw it away."),
         LI("Draw with the Stock or the Discard pile button. When the upcard is offered, use Take or Pass."),
         LI(
-          "The Knock / Gin button lights up only when the card you selected can be thrown away with a knock; it shows how much deadwood you would keep.",
+          "When you can knock or go gin, the hint says so and marks the cards you could throw away for it (K, or G for gin); the Knock / Gin button lights up and shows how much deadwood you would keep.",
         ),
         LI("Sort your hand by melds, rank or suit, or drag cards into your own order. With a keyboard: arrow keys move between cards, Shift with an arrow key moves a card."),
         LI("If the page reloads or the connection drops, the match picks up exactly where it was."),
       ),
+      h("h3", { id: "keys" }, "Keyboard shortcuts at the table"),
+      h(
+        "dl",
+        { class: "shortcuts" },
+        SHORTCUTS.map(([keys, what]) => [h("dt", {}, h("kbd", {}, keys)), h("dd", {}, what)]),
+      ),
+      P("Your hand is one stop for the Tab key: Tab reaches it, the arrow keys move between its cards, and Tab again goes on to the buttons."),
 
       h("h2", {}, "Tips for playing the computer"),
       h(

@@ -27,6 +27,8 @@ export function whoMid(view, seat) {
  * e.g. "Computer drew 7♥ from the discard pile", or "Drew 7♥ from the discard pile".
  */
 export function describeEvent(view, event, { short = false, subject = true } = {}) {
+  // A hand has at most one knock: in a hand that ended in gin, that knock was the gin.
+  const gin = event.kind === "knock" && view.hand?.result?.kind === "gin";
   const card = event.card ? (short ? cardShort(event.card) : cardName(event.card)) : "";
   let did;
   switch (event.kind) {
@@ -43,7 +45,7 @@ export function describeEvent(view, event, { short = false, subject = true } = {
       did = `discarded ${card}`;
       break;
     case "knock":
-      did = `knocked, discarding ${card}`;
+      did = gin ? `went gin, discarding ${card}` : `knocked, discarding ${card}`;
       break;
     default:
       did = event.kind;
@@ -51,6 +53,9 @@ export function describeEvent(view, event, { short = false, subject = true } = {
   if (!subject) return did[0].toUpperCase() + did.slice(1);
   return `${who(view, event.seat)} ${did}`;
 }
+
+/** "1 point", "12 points" */
+export const pointsWord = (n) => (n === 1 ? "point" : "points");
 
 /** "Undercut: 25 + 8 - 5 = 28" */
 export function scoreLine(result) {
@@ -74,13 +79,13 @@ export function describeResult(view, result) {
   const layoffWords = laid ? ` after laying off ${laid} card${laid === 1 ? "" : "s"}` : "";
   switch (result.kind) {
     case "gin":
-      return `${k} went gin. ${who(view, defender)} had ${dw[defender]} deadwood. ${winner} ${scores} ${result.breakdown} points.`;
+      return `${k} went gin. ${who(view, defender)} had ${dw[defender]} deadwood. ${winner} ${scores} ${result.breakdown} ${pointsWord(result.points)}.`;
     case "knock":
-      return `${k} knocked with ${dw[knocker]} deadwood; ${d} had ${dw[defender]}${layoffWords}. ${winner} ${scores} ${result.breakdown} points.`;
+      return `${k} knocked with ${dw[knocker]} deadwood; ${d} had ${dw[defender]}${layoffWords}. ${winner} ${scores} ${result.breakdown} ${pointsWord(result.points)}.`;
     case "undercut":
-      return `${k} knocked with ${dw[knocker]} deadwood, but ${d} had only ${dw[defender]}${layoffWords}: undercut! ${winner} ${scores} ${result.breakdown} points.`;
+      return `${k} knocked with ${dw[knocker]} deadwood, but ${d} had only ${dw[defender]}${layoffWords}: undercut! ${winner} ${scores} ${result.breakdown} ${pointsWord(result.points)}.`;
     default:
-      return `${winner} ${scores} ${result.points} points.`;
+      return `${winner} ${scores} ${result.points} ${pointsWord(result.points)}.`;
   }
 }
 

@@ -90,7 +90,9 @@ function onStatus(t, status, detail) {
     // Our token does not fit this match: stop trying to resume it.
     if (store.currentMatch === matchId) store.currentMatch = null;
   }
-  renderConn(t);
+  // Redraw the whole table: while offline no pile or button may look usable.
+  if (s.view && !s.drag?.active) t.render();
+  else renderConn(t);
 }
 
 async function loadDetails(t) {

@@ -40,7 +40,7 @@ export function showResult(t, result, number) {
   replaceChildren(
     el.dialog,
     h("h2", { id: "result-title" }, `Hand ${number} is over`),
-    resultBlock(v, result),
+    resultBlock(v, result, { level: 3 }),
     h(
       "p",
       { class: "running-score" },
@@ -87,7 +87,7 @@ export function renderFinished(t) {
         ? h(
             "details",
             { class: "hand-list" },
-            h("summary", {}, `All ${hands.length} hands`),
+            h("summary", {}, hands.length === 1 ? "The one hand" : `All ${hands.length} hands`),
             h("ol", {}, hands.map((r) => h("li", {}, resultSummary(v, r.result || r)))),
           )
         : null,

@@ -6,7 +6,7 @@ import { cardFace, cardName, cardShort } from "../cards.js";
 import { announce, h, replaceChildren, toast } from "../dom.js";
 import { startDrag } from "./drag.js";
 import { SORT_MODES, orderedHand, setCustomOrder, setSortMode } from "./order.js";
-import { can, deadwoodAfter, discardPhase, myTurn } from "./view.js";
+import { bestDeadwoodAfter, can, deadwoodAfter, discardPhase, knockChances, myTurn } from "./view.js";
 
 export function discardSelected(t, code = t.s.selected) {
   if (!code) return;
@@ -21,8 +21,19 @@ function whyNotDiscard(view, code) {
 }
 
 function knockSelected(t) {
-  const code = t.s.selected;
-  if (code && can(t.s.view, "knock", { card: code })) t.send({ kind: "knock", card: code });
+  const { s } = t;
+  const code = s.selected;
+  if (code && can(s.view, "knock", { card: code })) {
+    t.send({ kind: "knock", card: code });
+    return;
+  }
+  // Nothing (or a card that cannot knock) selected while a knock is possible: select the discard
+  // that knocks with the least deadwood; pressing again knocks with it.
+  const best = knockChances(s.view)[0];
+  if (!best) return;
+  s.selected = best.card;
+  t.render();
+  announce(`${cardName(best.card)} selected: discarding it leaves ${best.deadwood} deadwood. Press ${best.deadwood === 0 ? "Gin" : "Knock"} again to ${best.deadwood === 0 ? "go gin" : "knock"}.`);
 }
 
 export function renderHand(t) {
@@ -34,6 +45,10 @@ export function renderHand(t) {
   const meldOf = new Map();
   (hand.melds || []).forEach((meld, i) => meld.forEach((c) => meldOf.set(c, i)));
   const dPhase = discardPhase(v);
+  const knockers = new Map(knockChances(v).map((k) => [k.card, k.deadwood]));
+  // One tab stop for the whole hand (arrow keys move within it): the selected card, else the
+  // card just drawn, else the first.
+  const tabStop = (s.selected && order.includes(s.selected) && s.selected) || order.find((c) => s.fresh.has(c)) || order[0];
   let lastGroup = null;
   const buttons = order.map((code, index) => {
     const meld = meldOf.get(code);
@@ -46,6 +61,8 @@ export function renderHand(t) {
     if (meld !== undefined) label += ", melded";
     if (s.fresh.has(code)) label += ", just drawn";
     if (blocked) label += ", cannot be discarded this turn";
+    const knocks = knockers.has(code);
+    if (knocks) label += knockers.get(code) === 0 ? ", discarding it goes gin" : ", discarding it lets you knock";
     const classes = [
       "card",
       "hand-card",
@@ -54,6 +71,7 @@ export function renderHand(t) {
       groupStart ? "group-start" : "",
       s.fresh.has(code) ? "fresh" : "",
       blocked ? "blocked" : "",
+      knocks ? (knockers.get(code) === 0 ? "can-knock can-gin" : "can-knock") : "",
     ];
     return h(
       "button",
@@ -63,9 +81,13 @@ export function renderHand(t) {
         "aria-label": label,
         "aria-pressed": selected ? "true" : "false",
         "aria-describedby": "hand-hint",
-        dataset: { card: code, focusKey: `card:${code}` },
+        tabindex: code === tabStop ? "0" : "-1",
+        dataset: { card: code, focusKey: `card:${code}`, position: String(index + 1) },
         onclick: () => onCardClick(t, code),
         onkeydown: (e) => onCardKey(t, e, code),
+        onfocus: (e) => {
+          for (const b of el.handArea.querySelectorAll("button.card")) b.tabIndex = b === e.currentTarget ? 0 : -1;
+        },
         onpointerdown: (e) => startDrag(t, e, code),
       },
       cardFace(code),
@@ -100,7 +122,7 @@ export function renderHand(t) {
       "div",
       { class: "seat-head" },
       h("h2", { class: "sr-only" }, "Your hand"),
-      h("span", { class: "deadwood-pill" }, `Deadwood ${hand.deadwood ?? "?"}`),
+      deadwoodPill(v),
       sortGroup,
     ),
     h(
@@ -117,6 +139,16 @@ export function renderHand(t) {
   );
 }
 
+/** The deadwood as the player needs it: while discarding, the least a discard leaves (the
+ * eleven cards' deadwood would count a card about to go); otherwise the ten cards'. */
+function deadwoodPill(v) {
+  const best = bestDeadwoodAfter(v);
+  if (best !== undefined) {
+    return h("span", { class: "deadwood-pill", title: "The least deadwood a discard leaves" }, `Deadwood ${best} after discard`);
+  }
+  return h("span", { class: "deadwood-pill" }, `Deadwood ${v.hand?.deadwood ?? "?"}`);
+}
+
 export function renderActions(t) {
   const { s, el } = t;
   if (t.watching) {
@@ -129,8 +161,14 @@ export function renderActions(t) {
   const canDiscard = dPhase && sel && can(v, "discard", { card: sel });
   const canKnock = dPhase && sel && can(v, "knock", { card: sel });
   const left = sel ? deadwoodAfter(v, sel) : undefined;
+  const chances = knockChances(v);
   let knockText = "Knock / Gin";
   let knockLabel = "Knock or gin: select the card to discard first";
+  if (!canKnock && chances.length) {
+    const gin = chances[0].deadwood === 0;
+    knockText = gin ? "Gin\u2026" : "Knock\u2026";
+    knockLabel = gin ? "Gin: choose the card to discard" : "Knock: choose the card to discard";
+  }
   if (canKnock && left === 0) {
     knockText = `Gin! (discard ${cardShort(sel)})`;
     knockLabel = `Gin, discarding ${cardName(sel)}`;
@@ -147,19 +185,20 @@ export function renderActions(t) {
       {
         class: "btn",
         type: "button",
-        disabled: !canDiscard || !!s.pending,
-        "aria-label": sel ? `Discard ${cardName(sel)}` : "Discard the selected card",
+        disabled: !canDiscard || !!s.pending || s.conn !== "open",
+        "aria-label": canDiscard ? `Discard ${cardName(sel)}` : "Discard the selected card",
         dataset: { focusKey: "discard-btn" },
         onclick: () => discardSelected(t),
       },
-      sel && dPhase ? `Discard ${cardShort(sel)}` : "Discard",
+      // Name the card only when discarding it is legal: a disabled "Discard 2♠" reads as a move.
+      canDiscard ? `Discard ${cardShort(sel)}` : "Discard",
     ),
     h(
       "button",
       {
-        class: `btn knock ${canKnock ? "live" : ""}`,
+        class: `btn knock ${canKnock || chances.length ? "live" : ""}`,
         type: "button",
-        disabled: !canKnock || !!s.pending,
+        disabled: !(canKnock || chances.length) || !!s.pending || t.s.conn !== "open",
         "aria-label": knockLabel,
         dataset: { focusKey: "knock" },
         onclick: () => knockSelected(t),

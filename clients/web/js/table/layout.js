@@ -5,7 +5,7 @@
 import { cardBack, cardShort } from "../cards.js";
 import { h, replaceChildren } from "../dom.js";
 import { describeEvent, fallbackStatus, playerName, who } from "../words.js";
-import { can, deadwoodAfter, discardPhase, knockLimitNote, knockLimitWords, multiplierNote, myTurn } from "./view.js";
+import { can, deadwoodAfter, discardPhase, knockChances, knockLimitNote, knockLimitWords, multiplierNote, myTurn } from "./view.js";
 
 /** The empty regions of the table, already in `root`. */
 export function buildTable(root, { watching }) {
@@ -79,6 +79,10 @@ export function renderScorebar({ s, el }) {
   const seats = v.seat === 1 ? [1, 0] : [0, 1];
   const rules = v.rules || {};
   const notes = [knockLimitNote(v), multiplierNote(v)].filter(Boolean);
+  // Once the match is over the bar shows the final totals (bonuses included), the same numbers
+  // as the final score table below it.
+  const totals = v.status === "finished" ? v.outcome?.totals : null;
+  const scoreOf = (seat) => (totals ? totals[seat]?.total : v.scores?.[seat]) ?? 0;
   replaceChildren(
     el.scorebar,
     h(
@@ -89,7 +93,7 @@ export function renderScorebar({ s, el }) {
           "div",
           { class: `score ${v.hand?.to_act === seat && v.status === "active" ? "to-act" : ""}` },
           h("dt", {}, who(v, seat)),
-          h("dd", {}, String(v.scores?.[seat] ?? 0)),
+          h("dd", {}, String(scoreOf(seat))),
         ),
       ),
     ),
@@ -107,6 +111,7 @@ export function renderStatus({ s, el }) {
   el.statusLine.textContent = v.status_line || fallbackStatus(v);
   el.statusLine.classList.toggle("my-turn", myTurn(v));
   let text = "";
+  let more = ""; // a second sentence, left out on the narrowest screens
   if (discardPhase(v)) {
     if (s.selected) {
       const left = deadwoodAfter(v, s.selected);
@@ -115,16 +120,24 @@ export function renderStatus({ s, el }) {
         text =
           `Discarding ${cardShort(s.selected)} leaves ${left} deadwood` +
           (can(v, "knock", { card: s.selected }) ? (left === 0 ? ": you can go gin!" : ": you can knock.") : ` (${knockLimitWords(v)}).`) +
-          " Tap it again or drag it to the pile to discard.";
+          "";
+        more = " Tap again to discard.";
       }
     } else {
-      text = "Tap a card to select it, then tap it again or drag it to the discard pile.";
+      const chances = knockChances(v);
+      if (chances.length && chances[0].deadwood === 0) {
+        text = `You can go gin: discard ${chances.filter((c) => c.deadwood === 0).map((c) => cardShort(c.card)).join(" or ")} with Gin.`;
+      } else if (chances.length) {
+        text = `You can knock: discard ${chances.map((c) => cardShort(c.card)).join(", ")} (marked) with Knock; the best leaves ${chances[0].deadwood}.`;
+      } else {
+        text = "Tap a card to select it, then tap it again or drag it to the discard pile.";
+      }
     }
   } else if (myTurn(v) && v.hand.phase === "upcard") {
     const pile = v.hand.discard_pile || [];
     if (pile.length) text = `The upcard is ${cardShort(pile[pile.length - 1])}: take it, or pass.`;
   }
-  el.hint.textContent = text;
+  replaceChildren(el.hint, text, more ? h("span", { class: "hint-more" }, more) : null);
 }
 
 /** The opponent at the top; for a watcher also seat 0 at the bottom, where a player's hand is. */

@@ -12,10 +12,12 @@ export function renderPiles(t) {
   const pile = hand.discard_pile || [];
   const top = pile[pile.length - 1];
   const under = pile[pile.length - 2];
-  const canStock = can(v, "draw", { source: "stock" });
-  const canDrawDiscard = can(v, "draw", { source: "discard" });
-  const canTake = can(v, "take_upcard");
-  const canDropHere = discardPhase(v) && s.selected && can(v, "discard", { card: s.selected });
+  // While the socket is down nothing can be sent: no pile may look usable.
+  const online = s.conn === "open";
+  const canStock = online && can(v, "draw", { source: "stock" });
+  const canDrawDiscard = online && can(v, "draw", { source: "discard" });
+  const canTake = online && can(v, "take_upcard");
+  const canDropHere = online && discardPhase(v) && s.selected && can(v, "discard", { card: s.selected });
   const discardLive = !watching && (canDrawDiscard || canTake || canDropHere);
   const history = hand.history || [];
   const lastEvent = history[history.length - 1];
@@ -52,12 +54,12 @@ export function renderPiles(t) {
     top ? h("span", { class: "card top" }, cardFace(top)) : h("span", { class: "card empty" }),
   );
   const offer =
-    canTake || (hand.phase === "upcard" && can(v, "pass"))
+    can(v, "take_upcard") || (hand.phase === "upcard" && can(v, "pass"))
       ? h(
           "div",
           { class: "offer", role: "group", "aria-label": "The upcard offer" },
-          h("button", { class: "btn primary", dataset: { focusKey: "take" }, disabled: !!s.pending, onclick: () => t.send({ kind: "take_upcard" }) }, "Take"),
-          h("button", { class: "btn", dataset: { focusKey: "pass" }, disabled: !!s.pending, onclick: () => t.send({ kind: "pass" }) }, "Pass"),
+          h("button", { class: "btn primary", dataset: { focusKey: "take" }, disabled: !!s.pending || !online, onclick: () => t.send({ kind: "take_upcard" }) }, "Take"),
+          h("button", { class: "btn", dataset: { focusKey: "pass" }, disabled: !!s.pending || !online, onclick: () => t.send({ kind: "pass" }) }, "Pass"),
         )
       : null;
   replaceChildren(

@@ -4,6 +4,7 @@
 import { resignMatch } from "../api.js";
 import { h, replaceChildren, toast } from "../dom.js";
 import { resultSummary } from "../results.js";
+import { loadSettings, saveSettings } from "../settings.js";
 import { store } from "../store.js";
 import { describeEvent } from "../words.js";
 
@@ -24,7 +25,8 @@ export function renderSide(t) {
       history.length
         ? h(
             "ol",
-            { class: "move-list", reversed: true },
+            // Newest first, numbered from the hand's first move: the last of 30 moves is "30.".
+            { class: "move-list", reversed: true, start: history.length },
             [...history]
               .reverse()
               .slice(0, 12)
@@ -47,6 +49,45 @@ export function renderSide(t) {
       : null,
     links,
     !watching && v.status !== "finished" ? resignBox(t) : null,
+    settingsBox(t),
+  );
+}
+
+const SETTINGS = [
+  ["fourColour", "Four-colour deck (clubs green, diamonds blue)"],
+  ["motion", "Move the cards (off when the system asks for reduced motion)"],
+  ["tabSignal", "Say \u201cYour turn\u201d in the tab's title when it is hidden"],
+];
+
+/** The display settings, kept in this browser; the open state of the box survives redraws. */
+function settingsBox(t) {
+  const settings = loadSettings();
+  return h(
+    "details",
+    {
+      class: "panel settings",
+      open: !!t.s.settingsOpen,
+      ontoggle: (e) => {
+        t.s.settingsOpen = e.currentTarget.open;
+      },
+    },
+    h("summary", {}, "Settings"),
+    SETTINGS.map(([key, text]) =>
+      h(
+        "label",
+        { class: "setting" },
+        h("input", {
+          type: "checkbox",
+          checked: !!settings[key],
+          dataset: { focusKey: `setting:${key}` },
+          onchange: (e) => {
+            saveSettings({ [key]: e.currentTarget.checked });
+            t.render();
+          },
+        }),
+        text,
+      ),
+    ),
   );
 }
 

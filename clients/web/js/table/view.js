@@ -42,3 +42,21 @@ export function multiplierNote(view) {
   if (m <= 1) return "";
   return m === 2 ? "This hand scores double" : `This hand scores ${m} times over`;
 }
+
+/** The least deadwood any legal discard leaves (from the view's `discard_deadwood`); undefined
+ * outside this seat's discard. */
+export function bestDeadwoodAfter(view) {
+  if (!discardPhase(view)) return undefined;
+  const values = Object.values(view.hand.discard_deadwood || {});
+  return values.length ? Math.min(...values) : undefined;
+}
+
+/** The discards the view lists as knocks (gin when the deadwood left is 0), least deadwood
+ * first: [{card, deadwood}]. */
+export function knockChances(view) {
+  if (!discardPhase(view)) return [];
+  return legalActions(view)
+    .filter((a) => a.kind === "knock")
+    .map((a) => ({ card: a.card, deadwood: deadwoodAfter(view, a.card) ?? 0 }))
+    .sort((a, b) => a.deadwood - b.deadwood);
+}

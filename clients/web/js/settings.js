@@ -1,0 +1,35 @@
+// The player's display settings, kept in this browser (localStorage): a four-colour deck, card
+// motion, and the turn signal in a hidden tab's title and icon. Presentation only; nothing here
+// changes what is sent to the server.
+
+const KEY = "ginrummy.settings";
+const DEFAULTS = { fourColour: false, motion: true, tabSignal: true };
+
+export function loadSettings() {
+  try {
+    return { ...DEFAULTS, ...(JSON.parse(localStorage.getItem(KEY) || "{}") || {}) };
+  } catch {
+    return { ...DEFAULTS };
+  }
+}
+
+export function saveSettings(changes) {
+  const next = { ...loadSettings(), ...changes };
+  try {
+    localStorage.setItem(KEY, JSON.stringify(next));
+  } catch {
+    // Storage disabled: the setting lasts for this page only.
+  }
+  applySettings(next);
+  return next;
+}
+
+/** Put the settings that CSS reads onto the page (the four-colour deck). */
+export function applySettings(settings = loadSettings()) {
+  document.documentElement.classList.toggle("four-colour", !!settings.fourColour);
+}
+
+/** Whether cards may move: the player's setting and the system's reduced-motion preference. */
+export function motionAllowed() {
+  return loadSettings().motion && !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+}
