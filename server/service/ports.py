@@ -59,7 +59,8 @@ class MatchRecord:
 
 @dataclass(slots=True)
 class MatchMeta:
-    """A match's row: what rebuilds it (rules, seed, first starter) and its summary."""
+    """A match's row: what rebuilds it (rules, seed, deal scheme, first starter) and its
+    summary."""
 
     match_id: str
     rules: str
@@ -81,6 +82,8 @@ class MatchMeta:
     outcome: dict[str, Any] | None
     created_at: datetime
     updated_at: datetime
+    deal: str = "sha256"
+    """The deal scheme (``server.rules.DEALS``): ``legacy`` for matches dealt before schemes."""
 
     def copy(self) -> MatchMeta:
         # Field by field rather than dataclasses.replace: this runs on every action.
@@ -105,6 +108,7 @@ class MatchMeta:
             self.outcome,
             self.created_at,
             self.updated_at,
+            self.deal,
         )
 
 
