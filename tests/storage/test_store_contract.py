@@ -290,3 +290,15 @@ async def test_a_waiting_match_is_deleted_only_while_waiting_at_its_version(stor
     c = await make_match(store, ada)
     assert not await store.delete_waiting_match(c.match_id, c.version)
     assert await store.count_matches(ada.player_id, "active") == 2
+
+
+@pytest.mark.parametrize("deal", ["sha256", "legacy"])
+async def test_a_match_keeps_the_deal_scheme_it_was_created_with(store, deal):
+    ada = await make_player(store)
+    meta = await make_match(store, ada, deal=deal)
+    assert (await store.load_meta(meta.match_id)).deal == deal
+    # Written once, at creation: a later write cannot change how the match was dealt.
+    moved = next_version(meta, deal="sha256" if deal == "legacy" else "legacy")
+    assert await store.commit(Change(0, moved, pass_action(1, moved.version, "c1")))
+    loaded = await store.load_match(meta.match_id)
+    assert loaded is not None and loaded[0].deal == deal

@@ -21,7 +21,7 @@ Quick start::
 Modules: :mod:`.rest` (GinRummyClient), :mod:`.connection` (MatchConnection), :mod:`.models`
 (views and actions), :mod:`.errors` (the exception tree), :mod:`.cards` (meld arithmetic),
 :mod:`.strategies` (ready-made bots), :mod:`.terminal` (the terminal client), :mod:`.arena`
-(your strategy against the computer, N matches).
+(your strategy against the computer, N matches), :mod:`.verify` (check a record's deals).
 """
 
 from .cards import best_melds, deadwood
@@ -65,6 +65,7 @@ from .models import (
     knock,
 )
 from .rest import GinRummyClient, parse_invite
+from .verify import DealReport, HandCheck, verify
 
 __version__ = "0.1.0"
 
@@ -77,10 +78,12 @@ __all__ = [
     "BadRequest",
     "Conflict",
     "ConnectionLost",
+    "DealReport",
     "Event",
     "Forbidden",
     "GinRummyClient",
     "GinRummyError",
+    "HandCheck",
     "HandResult",
     "HandView",
     "IllegalAction",
@@ -109,4 +112,5 @@ __all__ = [
     "discard",
     "knock",
     "parse_invite",
+    "verify",
 ]
