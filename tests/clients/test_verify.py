@@ -110,3 +110,26 @@ def test_a_legacy_record_says_it_cannot_be_verified():
     assert record["deal"] == "legacy" and record["seed"] == "verify me"
     report = verify(record)
     assert not report.ok and "legacy" in report.summary()
+
+
+def test_the_command_line_verifies_a_match_by_id(honest, monkeypatch, capsys):
+    from ginrummy_client import __main__ as cli
+    from ginrummy_client.rest import GinRummyClient
+
+    asked: list[tuple[str, str | None]] = []
+
+    async def get_record(self, match_id):
+        asked.append((match_id, self.token))
+        return records[match_id]
+
+    records = {"m_good": honest, "m_bad": copy.deepcopy(honest)}
+    records["m_bad"]["hands"][0]["upcard"] = records["m_bad"]["hands"][0]["stock"][0]
+    monkeypatch.setattr(GinRummyClient, "get_record", get_record)
+    assert cli.main(["verify", "m_good", "--token", "tok"]) == 0
+    assert capsys.readouterr().out.startswith("Deal verified: ")
+    assert cli.main(["verify", "m_bad", "--token", "tok"]) == 2
+    assert "hand 1: the upcard is not the one dealt" in capsys.readouterr().out
+    assert asked == [("m_good", "tok"), ("m_bad", "tok")]
+    monkeypatch.delenv("GINRUMMY_TOKEN", raising=False)
+    assert cli.main(["verify", "m_good", "--token", ""]) == 1
+    assert "verify needs --token" in capsys.readouterr().err
