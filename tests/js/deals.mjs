@@ -21,7 +21,7 @@ for (const v of input.vectors) {
 }
 
 for (const record of input.records) {
-  const report = await verifyRecord(record);
+  const report = await verifyRecord(record, (input.seen || {})[record.match_id] || {});
   if (!report.ok) failures.push({ match: record.match_id, what: "record", report });
   for (const hand of record.hands) {
     if (hand.seed == null) continue;
@@ -35,10 +35,15 @@ for (const record of input.records) {
   }
 }
 
-// Tampering must be caught: the first hand of each record with one card of the stock moved.
+// Tampering must be caught: a record changed after the fact, or a record whose commitment is
+// not the one shown during play (`changed`: {match id: {hand number: commitment}}).
 for (const record of input.tampered || []) {
   const report = await verifyRecord(record);
   if (report.ok) failures.push({ match: record.match_id, what: "tampered record verified" });
+}
+for (const record of input.records) {
+  const changed = (input.changed || {})[record.match_id];
+  if (changed && (await verifyRecord(record, changed)).ok) failures.push({ match: record.match_id, what: "changed commitment verified" });
 }
 
 console.log(JSON.stringify({ vectors: input.vectors.length, hands, failures }));

@@ -82,7 +82,16 @@ async def test_a_played_match_commits_to_every_deal_and_the_record_proves_them(m
     stock = tampered["hands"][0]["stock"]
     stock[0], stock[1] = stock[1], stock[0]
     assert not verify(tampered).ok
-    code, report = node_deals({"vectors": doc_vectors(), "records": [record], "tampered": [tampered]})
+    changed = {match_id: {**commitments, 1: "0" * 64}}
+    code, report = node_deals(
+        {
+            "vectors": doc_vectors(),
+            "records": [record],
+            "seen": {match_id: commitments},
+            "tampered": [tampered],
+            "changed": changed,
+        }
+    )
     assert code == 0 and report["failures"] == [], report
     assert report == {"vectors": 2, "hands": len(hands), "failures": []}
 

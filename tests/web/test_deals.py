@@ -99,3 +99,29 @@ def test_a_tampered_record_is_not_verified(played, new_page):
     expect(badge).to_have_text("\u2717 Deal NOT verified: the stock is not the one dealt")
     expect(badge).to_have_attribute("data-deal", "failed")
     shot(page, "deals-replay-tampered-phone")
+
+
+def test_the_browser_keeps_the_commitments_it_was_shown_and_checks_the_record_against_them(played, new_page):
+    server, player, match_id = played
+    page = new_page(**DESKTOP)
+    as_player(page, server, player)
+    # The table of the (finished) match shows its last view: the browser notes hand 2's commitment.
+    page.goto(f"{server}/#/play/{match_id}")
+    expect(page.get_by_role("heading", name="Match over")).to_be_visible()
+    seen = page.evaluate("id => JSON.parse(localStorage.getItem('ginrummy.deals'))[id]", match_id)
+    record = page.evaluate(
+        "async ([id, token]) => (await fetch(`/api/matches/${id}/record`,"
+        " {headers: {Authorization: `Bearer ${token}`}})).json()",
+        [match_id, player["token"]],
+    )
+    assert seen == {"2": record["hands"][1]["deal_commitment"]}
+
+    # A record whose commitment is not the one this browser was shown is not verified.
+    page.evaluate(
+        "([id, c]) => localStorage.setItem('ginrummy.deals', JSON.stringify({[id]: {1: c}}))",
+        [match_id, "0" * 64],
+    )
+    page.goto(f"{server}/#/replay/{match_id}")
+    expect(page.locator(".deal-badge")).to_have_text(
+        "\u2717 Deal NOT verified: the commitment differs from the one shown during play"
+    )

@@ -67,11 +67,62 @@ export async function checkHand(hand) {
   return { number, verified: problems.length === 0, problems, skipped: null };
 }
 
-/** Every hand of a record: { scheme, ok, hands }. `ok`: sha256, and every finished hand verified. */
-export async function verifyRecord(record) {
+// The commitments this browser saw while playing or watching, per match and hand, so that the
+// record is checked against what was shown before the cards were played (not only against
+// itself). The first one seen for a hand is kept; the last 100 matches are remembered.
+const SEEN_KEY = "ginrummy.deals";
+const SEEN_MATCHES = 100;
+
+function readSeen() {
+  try {
+    return JSON.parse(globalThis.localStorage?.getItem(SEEN_KEY) || "{}") || {};
+  } catch {
+    return {};
+  }
+}
+
+/** Remember `view.hand.deal_commitment` for the match's current hand (called on every view). */
+export function rememberCommitment(matchId, view) {
+  const commitment = view?.hand?.deal_commitment;
+  if (!matchId || !commitment) return;
+  const seen = readSeen();
+  const hands = seen[matchId] || {};
+  if (hands[view.hand_number]) return;
+  hands[view.hand_number] = commitment;
+  delete seen[matchId]; // re-inserted last: the oldest matches are the first keys
+  seen[matchId] = hands;
+  const ids = Object.keys(seen);
+  for (const id of ids.slice(0, Math.max(0, ids.length - SEEN_MATCHES))) delete seen[id];
+  try {
+    globalThis.localStorage?.setItem(SEEN_KEY, JSON.stringify(seen));
+  } catch {
+    // Storage full or disabled: the record is still checked against itself.
+  }
+}
+
+/** The commitments this browser saw for `matchId`: {hand number: commitment}. */
+export function seenCommitments(matchId) {
+  return readSeen()[matchId] || {};
+}
+
+/**
+ * Every hand of a record: { scheme, ok, hands }. `ok`: sha256, and every finished hand verified.
+ * `seen` ({hand number: commitment}, those shown during play) must agree with the record.
+ */
+export async function verifyRecord(record, seen = {}) {
   const scheme = record.deal || "legacy";
   if (scheme !== "sha256") return { scheme, ok: false, hands: [] };
-  const hands = await Promise.all((record.hands || []).map(checkHand));
+  const hands = await Promise.all(
+    (record.hands || []).map(async (hand) => {
+      const x = await checkHand(hand);
+      const shown = seen[hand.number];
+      if (shown && shown !== hand.deal_commitment) {
+        x.verified = false;
+        x.problems.push("the commitment differs from the one shown during play");
+      }
+      return x;
+    }),
+  );
   const checked = hands.filter((x) => !x.skipped);
   return { scheme, ok: checked.length > 0 && checked.every((x) => x.verified), hands };
 }
@@ -116,7 +167,7 @@ export function dealStatus(h, record) {
   let report = null;
   let showing = null;
   const render = () => report && el.replaceChildren(dealBadge(h, report, showing));
-  verifyRecord(record).then(
+  verifyRecord(record, seenCommitments(record.match_id)).then(
     (r) => {
       report = r;
       render();
