@@ -52,7 +52,7 @@ def match_view(mv: MatchView, *, playable: bool = True, **envelope: Any) -> w.Vi
         hand_number=mv.hand_number,
         scores=list(mv.scores),
         hands_won=list(mv.hands_won),
-        hand=convert.hand_view(mv.hand, playable=playable),
+        hand=convert.hand_view(mv.hand, playable=playable, deal_commitment=mv.deal_commitment),
         last_result=convert.hand_result(last) if last is not None else None,
         outcome=convert.outcome(mv.outcome),
         **fields,

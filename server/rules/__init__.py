@@ -101,6 +101,7 @@ from .actions import (
     TakeUpcard,
 )
 from .cards import DECK, Card
+from .deals import DEALS, DEFAULT_DEAL, DealScheme, deal_named
 from .errors import (
     IllegalActionError,
     InvalidActionError,
@@ -117,7 +118,9 @@ from .settle import HandResult, Layoff, ResultKind
 from .views import Event, Phase, SeatView
 
 __all__ = [
+    "DEALS",
     "DECK",
+    "DEFAULT_DEAL",
     "DRAW_DISCARD",
     "DRAW_STOCK",
     "PASS",
@@ -127,6 +130,7 @@ __all__ = [
     "Action",
     "Arrangement",
     "Card",
+    "DealScheme",
     "Discard",
     "Draw",
     "Event",
@@ -159,6 +163,7 @@ __all__ = [
     "best_arrangement",
     "deadwood",
     "deal",
+    "deal_named",
     "new_hand",
     "new_match",
     "rules_named",

@@ -442,7 +442,12 @@ def deal(rules: Rules, starter: int, seed: int | str) -> HandState:
     >>> deal(RULES["house"], 1, "s").hand(0) == h.hand(0)
     True
     """
-    deck = shuffled_deck(seed)
+    return deal_deck(rules, starter, shuffled_deck(seed))
+
+
+def deal_deck(rules: Rules, starter: int, deck: Sequence[int]) -> HandState:
+    """Deal a hand from a deck order (card indices, first dealt first): ``deck[0:10]`` to seat
+    0, ``deck[10:20]`` to seat 1, ``deck[20]`` the upcard, the rest the stock, top first."""
     h0 = h1 = 0
     for i in deck[0:10]:
         h0 |= 1 << i

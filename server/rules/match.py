@@ -2,9 +2,11 @@
 come from the rules' hooks (:meth:`~server.rules.Rules.next_starter`,
 :meth:`~server.rules.Rules.match_bonuses`).
 
-A match is determined by its rules, its seed and its actions: hand ``n`` is dealt from the seed
-``f"{seed}:{n}"``, and the first starter from ``f"{seed}:first"`` unless given. So
-``MatchState.replay(match.record())`` rebuilds the exact state.
+A match is determined by its rules, its seed, its deal scheme and its actions: hand ``n`` is
+dealt from the hand seed the scheme derives from ``seed`` and ``n`` (:mod:`.deals`: ``sha256``
+for new matches, ``legacy`` for matches dealt before), and the first starter from
+``f"{seed}:first"`` unless given. So ``MatchState.replay(match.record())`` rebuilds the exact
+state.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from typing import Any
 
 from .actions import Action
 from .cards import DECK, Card, from_mask
+from .deals import DEFAULT_DEAL, deal_named
 from .errors import IllegalActionError
-from .hand import HandState, deal
+from .hand import HandState, deal_deck
 from .presets import Rules, rules_named
 from .settle import HandResult
 from .views import SeatView
@@ -59,10 +62,13 @@ class HandLog:
     number: int
     starter: int
     seed: str
+    """The hand's seed: secret while the hand is in play (reveal it only once it is over)."""
     hands: tuple[tuple[Card, ...], tuple[Card, ...]]
     upcard: Card
     stock: tuple[Card, ...]  # top first
     actions: list[tuple[int, Action]] = field(default_factory=list)
+    commitment: str | None = None
+    """The hash of ``seed`` shown from the start of the hand (``None``: a legacy deal)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +83,8 @@ class MatchView:
     hand: SeatView
     results: tuple[HandResult, ...]
     outcome: MatchOutcome | None
+    deal_commitment: str | None = None
+    """The commitment to the hand in play's seed (``None``: a legacy deal)."""
 
     @property
     def last_result(self) -> HandResult | None:
@@ -87,9 +95,13 @@ class MatchState:
     """A match in play; ``apply`` plays an action in the current hand and deals the next hand
     when one ends, until a seat reaches the target."""
 
-    def __init__(self, rules: Rules, seed: int | str, first_starter: int | None = None) -> None:
+    def __init__(
+        self, rules: Rules, seed: int | str, first_starter: int | None = None, deal: str = DEFAULT_DEAL
+    ) -> None:
         self.rules = rules
         self.seed = str(seed)
+        self.scheme = deal_named(deal)
+        self.deal = deal
         if first_starter is None:
             first_starter = random.Random(f"{self.seed}:first").randrange(2)
         self.first_starter = first_starter
@@ -118,8 +130,8 @@ class MatchState:
 
     def _deal(self, starter: int) -> HandState:
         number = len(self.log) + 1
-        seed = f"{self.seed}:{number}"
-        hand = deal(self.rules, starter, seed)
+        seed = self.scheme.hand_seed(self.seed, number)
+        hand = deal_deck(self.rules, starter, self.scheme.deck(seed))
         self.log.append(
             HandLog(
                 number,
@@ -128,6 +140,7 @@ class MatchState:
                 (tuple(from_mask(hand.hands[0])), tuple(from_mask(hand.hands[1]))),
                 hand.upcard,
                 tuple(hand.stock_order()),
+                commitment=self.scheme.commitment(seed),
             )
         )
         return hand
@@ -194,15 +207,18 @@ class MatchState:
             self.hand.view(seat),
             tuple(self.results),
             self.outcome,
+            self.log[-1].commitment,
         )
 
     # --- record and replay ----------------------------------------------------------------------
 
     def record(self) -> dict[str, Any]:
-        """Everything needed to rebuild the match: rules, seed, first starter, actions."""
+        """Everything needed to rebuild the match: rules, seed, deal scheme, first starter,
+        actions."""
         return {
             "rules": self.rules.name,
             "seed": self.seed,
+            "deal": self.deal,
             "first_starter": self.first_starter,
             "actions": [[s, a.to_wire()] for log in self.log for s, a in log.actions],
             "resigned": self.resigned,
@@ -219,7 +235,12 @@ class MatchState:
         >>> again.view(0) == m.view(0), again.hand.stock_order() == m.hand.stock_order()
         (True, True)
         """
-        m = MatchState(rules_named(record["rules"]), record["seed"], record["first_starter"])
+        m = MatchState(
+            rules_named(record["rules"]),
+            record["seed"],
+            record["first_starter"],
+            record.get("deal", "legacy"),  # a record from before deal schemes was dealt so
+        )
         for seat, wire in record["actions"]:
             m.apply(Action.from_wire(wire), seat)
         if record.get("resigned") is not None:
@@ -227,16 +248,19 @@ class MatchState:
         return m
 
 
-def new_match(rules: Rules | str, seed: int | str, first_starter: int | None = None) -> MatchState:
+def new_match(
+    rules: Rules | str, seed: int | str, first_starter: int | None = None, deal: str = DEFAULT_DEAL
+) -> MatchState:
     """Start a match; ``rules`` is a preset or its name (``"house"``, ``"classic"``,
     ``"oklahoma"``). The seed decides every deal (and the first starter unless given): take it
-    from ``secrets``.
+    from ``secrets``. ``deal`` names the deal scheme (:data:`~server.rules.deals.DEALS`):
+    ``"sha256"`` (verifiable; the default) or ``"legacy"`` (how matches were dealt before).
 
     >>> m = new_match("classic", seed="a seed", first_starter=1)
     >>> m.hand_number, m.to_act, m.scores, m.view(None).hand.stock_count
     (1, 1, [0, 0], 31)
     """
-    return MatchState(rules_named(rules) if isinstance(rules, str) else rules, seed, first_starter)
+    return MatchState(rules_named(rules) if isinstance(rules, str) else rules, seed, first_starter, deal)
 
 
 __all__ = [

@@ -155,6 +155,7 @@ class Commands:
             difficulty=difficulty if computer else None,
             seed=seed,
             first_starter=state.first_starter,
+            deal=state.deal,
             status="active" if computer else "waiting",
             version=0,
             seat_ids=[player.player_id, None],

@@ -205,6 +205,7 @@ def replay(meta: MatchMeta, actions: list[StoredAction]) -> MatchState:
                 "rules": meta.rules,
                 "seed": meta.seed,
                 "first_starter": meta.first_starter,
+                "deal": meta.deal,
                 "actions": [[a.seat, a.action] for a in actions],
                 "resigned": meta.resigned,
                 "reason": (meta.outcome or {}).get("reason"),

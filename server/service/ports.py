@@ -67,7 +67,8 @@ class MatchRecord:
 
 @dataclass(slots=True)
 class MatchMeta:
-    """A match's row: what rebuilds it (rules, seed, first starter) and its summary."""
+    """A match's row: what rebuilds it (rules, seed, deal scheme, first starter) and its
+    summary."""
 
     match_id: str
     rules: str
@@ -101,6 +102,8 @@ class MatchMeta:
     """Counts for both players' ratings (human against human only)."""
     public: bool = False
     """Listed among the open challenges while it waits."""
+    deal: str = "sha256"
+    """The deal scheme (``server.rules.DEALS``): ``legacy`` for matches dealt before schemes."""
 
     def copy(self) -> MatchMeta:
         # Field by field rather than dataclasses.replace: this runs on every action.
@@ -131,6 +134,7 @@ class MatchMeta:
             self.rematch,
             self.rated,
             self.public,
+            self.deal,
         )
 
 

@@ -99,7 +99,7 @@ class MemoryStore(AccountsMemory, MemoryRatings):
         stored = _copy(meta)
         first = m.meta
         stored.rules, stored.opponent, stored.difficulty = first.rules, first.opponent, first.difficulty
-        stored.seed, stored.first_starter = first.seed, first.first_starter
+        stored.seed, stored.first_starter, stored.deal = first.seed, first.first_starter, first.deal
         stored.seat_ids[0], stored.watch_token_hash = first.seat_ids[0], first.watch_token_hash
         stored.created_at, stored.time_control = first.created_at, first.time_control
         stored.rated, stored.public = first.rated, first.public

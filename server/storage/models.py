@@ -88,6 +88,8 @@ class Match(Base):
     difficulty: Mapped[str | None] = mapped_column(String(16))
     seed: Mapped[str] = mapped_column(String(64))
     first_starter: Mapped[int] = mapped_column(Integer)
+    deal: Mapped[str] = mapped_column(String(16), server_default="legacy")
+    """The deal scheme (server.rules.DEALS); rows from before schemes were dealt ``legacy``."""
     status: Mapped[str] = mapped_column(String(16))  # waiting | active | finished
     version: Mapped[int] = mapped_column(Integer)
     seat0_id: Mapped[str] = mapped_column(ForeignKey("players.id"))

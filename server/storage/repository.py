@@ -263,6 +263,7 @@ def _fixed_values(meta: MatchMeta) -> dict[str, Any]:
         "difficulty": meta.difficulty,
         "seed": meta.seed,
         "first_starter": meta.first_starter,
+        "deal": meta.deal,
         "seat0_id": meta.seat_ids[0],
         "watch_token_hash": meta.watch_token_hash,
         "created_at": meta.created_at,
@@ -322,6 +323,7 @@ def _meta(m: Match, name0: str, name1: str | None) -> MatchMeta:
         rematch=m.rematch,
         rated=m.rated,
         public=m.public,
+        deal=m.deal,
     )
 
 

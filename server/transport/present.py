@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from server.rules import HandResult, MatchView, Phase
+from server.rules import HandResult, MatchView, Phase, deal_named
 from server.service.ports import COMPUTER_SEAT, MatchMeta, MatchRecord, SeatUpdate
 from server.wire import convert
 from server.wire import messages as w
@@ -117,7 +117,7 @@ def view(update: SeatUpdate) -> w.View:
         hand_number=mv.hand_number,
         scores=list(mv.scores),
         hands_won=list(mv.hands_won),
-        hand=convert.hand_view(mv.hand, playable=meta.status == "active"),
+        hand=convert.hand_view(mv.hand, playable=meta.status == "active", deal_commitment=mv.deal_commitment),
         last_result=convert.hand_result(last) if last is not None else None,
         outcome=convert.outcome(mv.outcome),
         status_line=status_line(meta, mv),
@@ -152,7 +152,8 @@ def record(rec: MatchRecord) -> w.MatchRecord:
         match_id=meta.match_id,
         seat=rec.seat,
         rules=meta.rules,
-        seed=meta.seed,
+        # A verifiable scheme's match seed stays secret (the hands' seeds are enough to check).
+        seed=None if deal_named(meta.deal).verifiable else meta.seed,
         first_starter=meta.first_starter,
         players=seat_players(meta),
         outcome=convert.outcome(meta.outcome),
@@ -160,6 +161,7 @@ def record(rec: MatchRecord) -> w.MatchRecord:
             convert.hand_record(log, results[i] if i < len(results) else None)
             for i, log in enumerate(state.log)
         ],
+        deal=meta.deal,
     )
 
 

@@ -113,9 +113,10 @@ def rule_preset(rules: Rules) -> w.RulePreset:
 _NO_ACTIONS: list[w.Action] = []
 
 
-def hand_view(v: SeatView, *, playable: bool = True) -> w.HandView:
+def hand_view(v: SeatView, *, playable: bool = True, deal_commitment: str | None = None) -> w.HandView:
     """A seat's view of the hand. ``playable=False`` (a match waiting for its second player, or
-    over) offers nothing: no legal action and no discard's deadwood."""
+    over) offers nothing: no legal action and no discard's deadwood. ``deal_commitment`` is the
+    match's commitment to this hand's seed (:attr:`server.rules.MatchView.deal_commitment`)."""
     arr = v.arrangement
     cards = _codes(v.hand)
     return w.HandView(
@@ -137,6 +138,7 @@ def hand_view(v: SeatView, *, playable: bool = True) -> w.HandView:
         knock_limit=v.knock_limit,
         discard_deadwood={c.code: dw for c, dw in v.discard_deadwood} if playable else {},
         multiplier=v.multiplier,
+        deal_commitment=deal_commitment,
     )
 
 
@@ -159,13 +161,16 @@ def finished_hand(number: int, starter: int, result: dict[str, Any]) -> w.Finish
 
 
 def hand_record(log: HandLog, result: RulesHandResult | None) -> w.HandRecord:
+    """One hand of a record. Its seed only once it is over (``result``): an unfinished hand's
+    seed is never shown."""
     return w.HandRecord(
         number=log.number,
         starter=log.starter,
-        seed=log.seed,
+        seed=log.seed if result is not None else None,
         hands=[_codes(h) for h in log.hands],
         upcard=log.upcard.code,
         stock=_codes(log.stock),
         actions=[w.RecordedAction(s, action(a)) for s, a in log.actions],
         result=hand_result(result) if result is not None else None,
+        deal_commitment=log.commitment,
     )

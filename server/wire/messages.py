@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from server.bots import DIFFICULTIES
-from server.rules import RULES, Phase, ResultKind, Source, StarterRule
+from server.rules import DEALS, RULES, Phase, ResultKind, Source, StarterRule
 
 # Clocks, claims and rematches live in their own module; here they join the protocol.
 from .timing import MatchClock as MatchClock
@@ -32,9 +32,11 @@ from .timing import TimeControl as TimeControl
 if TYPE_CHECKING:
     RuleName = str
     DifficultyName = str
+    DealName = str
 else:
     RuleName = Literal[tuple(RULES)]
     DifficultyName = Literal[tuple(DIFFICULTIES)]
+    DealName = Literal[tuple(DEALS)]
 
 Card = Annotated[
     str, Meta(pattern="^[A2-9TJQK][cdhs]$", description="A card code: rank A23456789TJQK + suit cdhs")
@@ -44,6 +46,7 @@ Version = Annotated[int, Meta(ge=0)]
 Timestamp = Annotated[str, Meta(extra_json_schema={"format": "date-time"}, examples=["2026-11-29T15:00:00Z"])]
 MeldCards = Annotated[list[Card], Meta(description="One meld's cards, in order")]
 Status = Literal["waiting", "active", "finished"]
+Sha256Hex = Annotated[str, Meta(pattern="^[0-9a-f]{64}$", description="64 lowercase hex digits of a SHA-256")]
 
 STORABLE = "^[^\\x00]*$"
 """The pattern of every client text field: no NUL, which the databases cannot store (Postgres
@@ -161,6 +164,14 @@ class HandView(_Wire):
         Meta(description="When this seat must discard: each legal discard and the deadwood it leaves"),
     ]
     multiplier: Annotated[int, Meta(ge=1, description="What this hand's score is multiplied by (1: plain)")]
+    deal_commitment: Annotated[
+        Sha256Hex | None,
+        Meta(
+            description="SHA-256 (hex) of this hand's seed, fixed from the deal: the record reveals the "
+            "seed once the match is over, and the seed re-derives the deal (docs/deals.md). "
+            "Null for a match dealt by the legacy scheme"
+        ),
+    ]
 
 
 class SeatPlayer(_Wire):
@@ -457,12 +468,24 @@ class HandRecord(_Wire):
 
     number: int
     starter: Seat
-    seed: str
+    seed: Annotated[
+        str | None,
+        Meta(
+            description="The hand's seed, from which docs/deals.md re-derives this deal; null for a hand "
+            "left unfinished (by a resignation)"
+        ),
+    ]
     hands: list[list[Card]]
     upcard: Card
     stock: list[Card]
     actions: list[RecordedAction]
     result: HandResult | None
+    deal_commitment: Annotated[
+        Sha256Hex | None,
+        Meta(
+            description="What the view showed from the deal: SHA-256 (hex) of `seed`; null for a legacy deal"
+        ),
+    ]
 
 
 class MatchRecord(_Wire):
@@ -471,11 +494,23 @@ class MatchRecord(_Wire):
     match_id: str
     seat: Annotated[Seat, Meta(description="The caller's seat")]
     rules: RuleName
-    seed: str
+    seed: Annotated[
+        str | None,
+        Meta(
+            description="Legacy deals only: the match's seed (each hand's seed derives from it); null for "
+            "sha256 deals, whose match seed is never revealed"
+        ),
+    ]
     first_starter: Seat
     players: list[SeatPlayer]
     outcome: Outcome | None
     hands: list[HandRecord]
+    deal: Annotated[
+        DealName,
+        Meta(
+            description="How the hands were dealt: sha256 (verifiable, docs/deals.md) or legacy (before it)"
+        ),
+    ]
 
 
 class Stats(_Wire):

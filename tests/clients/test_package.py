@@ -50,10 +50,12 @@ def test_public_api_is_pinned():
             "BadRequest",
             "Conflict",
             "ConnectionLost",
+            "DealReport",
             "Event",
             "Forbidden",
             "GinRummyClient",
             "GinRummyError",
+            "HandCheck",
             "HandResult",
             "HandView",
             "IllegalAction",
@@ -88,6 +90,7 @@ def test_public_api_is_pinned():
             "discard",
             "knock",
             "parse_invite",
+            "verify",
         ]
     )
     for name in ginrummy_client.__all__:

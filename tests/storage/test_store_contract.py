@@ -338,3 +338,15 @@ async def test_stale_waiting_matches_are_listed_oldest_first(store):
     found = await store.stale_waiting(t0 - timedelta(hours=1), 10)
     assert found == [(older.match_id, 0), (old.match_id, 0)]
     assert await store.stale_waiting(t0 - timedelta(hours=1), 1) == [(older.match_id, 0)]
+
+
+@pytest.mark.parametrize("deal", ["sha256", "legacy"])
+async def test_a_match_keeps_the_deal_scheme_it_was_created_with(store, deal):
+    ada = await make_player(store)
+    meta = await make_match(store, ada, deal=deal)
+    assert (await store.load_meta(meta.match_id)).deal == deal
+    # Written once, at creation: a later write cannot change how the match was dealt.
+    moved = next_version(meta, deal="sha256" if deal == "legacy" else "legacy")
+    assert await store.commit(Change(0, moved, pass_action(1, moved.version, "c1")))
+    loaded = await store.load_match(meta.match_id)
+    assert loaded is not None and loaded[0].deal == deal

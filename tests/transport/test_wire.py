@@ -43,12 +43,14 @@ def _meta(state: MatchState, status: str = "active", opponent: str = "computer")
     return MatchMeta(
         "m_wire", state.rules.name, opponent, "normal" if opponent == "computer" else None, state.seed, 0,
         status, 7, ["p_a", "p_b"], ["Ada", "Bob"], "", None, state.hand_number, list(state.scores),
-        list(state.hands_won), None, None, outcome, now, now,
+        list(state.hands_won), None, None, outcome, now, now, deal=state.deal,
     )  # fmt: skip
 
 
 def _states(seed: int, rules: str) -> Iterator[MatchState]:
-    state = new_match(rules, f"wire-{seed}", seed % 2)
+    state = new_match(
+        rules, f"wire-{seed}", seed % 2, deal="legacy"
+    )  # the deals the golden views were made from
     rng = random.Random(seed)
     while state.outcome is None:
         yield state

@@ -22,7 +22,7 @@ Modules: :mod:`.rest` (GinRummyClient), :mod:`.connection` (MatchConnection), :m
 (views and actions), :mod:`.errors` (the exception tree), :mod:`.cards` (meld arithmetic),
 :mod:`.strategies` (ready-made bots), :mod:`.terminal` (the terminal client), :mod:`.arena`
 (your strategy against the computer, N matches), :mod:`.clocks` (time controls, clocks,
-rematches).
+rematches), :mod:`.verify` (check a record's deals).
 """
 
 from .cards import best_melds, deadwood
@@ -67,6 +67,7 @@ from .models import (
     knock,
 )
 from .rest import GinRummyClient, parse_invite
+from .verify import DealReport, HandCheck, verify
 
 __version__ = "0.1.0"
 
@@ -81,10 +82,12 @@ __all__ = [
     "BadRequest",
     "Conflict",
     "ConnectionLost",
+    "DealReport",
     "Event",
     "Forbidden",
     "GinRummyClient",
     "GinRummyError",
+    "HandCheck",
     "HandResult",
     "HandView",
     "IllegalAction",
@@ -119,4 +122,5 @@ __all__ = [
     "discard",
     "knock",
     "parse_invite",
+    "verify",
 ]

@@ -1,6 +1,6 @@
 """Command line: ``python -m ginrummy_client play ...`` (the terminal client), ``watch ...``
-(follow a match with its watch token) and ``arena ...`` (a strategy against the computer,
-N matches).
+(follow a match with its watch token), ``arena ...`` (a strategy against the computer,
+N matches) and ``verify MATCH_ID`` (re-derive a finished match's deals from its record).
 
 The server defaults to ``$GINRUMMY_SERVER`` or http://127.0.0.1:8080.
 """
@@ -17,6 +17,7 @@ from .arena import load_strategy, run_arena
 from .errors import GinRummyError
 from .rest import GinRummyClient
 from .terminal import TerminalUI, stdin_reader
+from .verify import verify
 
 DEFAULT_SERVER = os.environ.get("GINRUMMY_SERVER", "http://127.0.0.1:8080")
 
@@ -72,6 +73,13 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--matches", type=int, default=10)
     arena.add_argument("--name", default="Arena bot")
     arena.add_argument("--token", default=None)
+
+    check = sub.add_parser("verify", help="check a finished match's deals against their commitments")
+    check.add_argument("match", metavar="MATCH_ID")
+    check.add_argument("--server", default=DEFAULT_SERVER, help="server base URL (default %(default)s)")
+    check.add_argument(
+        "--token", default=os.environ.get("GINRUMMY_TOKEN"), help="the token of a player of the match"
+    )
     return parser
 
 
@@ -145,9 +153,18 @@ async def _arena(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _verify(args: argparse.Namespace) -> int:
+    if not args.token:
+        raise ValueError("verify needs --token (or $GINRUMMY_TOKEN): a player of the match")
+    record = await GinRummyClient(args.server, args.token).get_record(args.match)
+    report = verify(record)
+    print(report.summary())
+    return 0 if report.ok else 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    runner = {"play": _play, "watch": _watch, "arena": _arena}[args.command]
+    runner = {"play": _play, "watch": _watch, "arena": _arena, "verify": _verify}[args.command]
     try:
         return asyncio.run(runner(args))
     except KeyboardInterrupt:

@@ -276,6 +276,9 @@ class HandView:
     """The most deadwood a knock may leave in this hand (0: gin only)."""
     multiplier: int = 1
     """What this hand's score is multiplied by."""
+    deal_commitment: str | None = None
+    """SHA-256 of this hand's seed, shown from the deal (None: a legacy deal); the record
+    reveals the seed after the match (:func:`ginrummy_client.verify`)."""
 
     @property
     def cards(self) -> tuple[str, ...]:
@@ -306,6 +309,7 @@ class HandView:
             result=HandResult.from_wire(result) if result else None,
             knock_limit=int(d.get("knock_limit", 10)),
             multiplier=int(d.get("multiplier", 1)),
+            deal_commitment=d.get("deal_commitment"),
         )
 
     @property

@@ -1,11 +1,12 @@
 // The player's finished matches (GET /api/matches?status=finished), and one match's hands
 // (GET /api/matches/{id}) with a link to its replay.
 
-import { getMatch, listMatches } from "./api.js";
+import { getMatch, getRecord, listMatches } from "./api.js";
 import { loadCatalog, rulesLabel } from "./catalog.js";
 import { formatDate, h, replaceChildren } from "./dom.js";
 import { resultBlock, resultSummary } from "./results.js";
 import { store } from "./store.js";
+import { dealStatus } from "./verify.js";
 
 const PAGE = 20;
 
@@ -105,6 +106,9 @@ export function mountMatchDetail(root, { matchId }) {
   root.querySelector("h1").focus({ preventScroll: true });
   Promise.all([getMatch(matchId), loadCatalog().catch(() => null)]).then(
     ([m]) => {
+      // The deals are checked here, in this browser, from the record (finished matches only).
+      const dealLine = h("div", { class: "deal-line" });
+      if (m.status === "finished") getRecord(matchId).then((rec) => dealLine.append(dealStatus(h, rec).el), () => {});
       const seat = seatIn(m);
       const ctx = { players: m.players, seat };
       const hands = m.hands || [];
@@ -112,6 +116,7 @@ export function mountMatchDetail(root, { matchId }) {
         body,
         h("p", { class: "lede" }, outcomeWords(m, seat), ` \u00b7 ${rulesLabel(m.rules)} \u00b7 ${formatDate(m.created_at)}`),
         h("p", {}, h("a", { class: "btn primary", href: `#/replay/${encodeURIComponent(matchId)}` }, "Replay this match")),
+        dealLine,
         h(
           "ol",
           { class: "hand-results" },

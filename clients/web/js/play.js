@@ -25,6 +25,7 @@ import { renderPiles } from "./table/piles.js";
 import { renderRematch } from "./table/rematch.js";
 import { renderSide, renderWaiting } from "./table/side.js";
 import { discardPhase } from "./table/view.js";
+import { rememberCommitment } from "./verify.js";
 
 export function mountPlay(root, { matchId, watchToken = null }) {
   const watching = !!watchToken;
@@ -96,6 +97,7 @@ export function mountPlay(root, { matchId, watchToken = null }) {
 function render(t) {
   const { s, el } = t;
   if (!s.view) return;
+  rememberCommitment(t.matchId, s.view); // checked against the record later (verify.js)
   const active = document.activeElement;
   const inTable = active && active !== document.body && el.table.contains(active);
   // A control that was focused but got disabled (the stock while our draw is on its way) has

@@ -9,6 +9,7 @@ import { announce, h, replaceChildren } from "./dom.js";
 import { resultBlock } from "./results.js";
 import { seatIn } from "./history.js";
 import { describeEvent, playerName, who } from "./words.js";
+import { dealStatus } from "./verify.js";
 
 /** The cards after the first `step` actions of a recorded hand. */
 export function replayHand(hand, step) {
@@ -100,7 +101,8 @@ export function mountReplay(root, { matchId }) {
       btn("", "Next move", "\u25b6", () => next()),
       btn("", "Next hand", "\u00bb", () => go(handIndex + 1, 0)),
     );
-    replaceChildren(body, position, caption, table, controls, resultArea);
+    const deal = dealStatus(h, record);
+    replaceChildren(body, position, deal.el, caption, table, controls, resultArea);
 
     function scoresBefore(index) {
       const scores = [0, 0];
@@ -187,6 +189,7 @@ export function mountReplay(root, { matchId }) {
         ),
         seatRow(state, s1, hand),
       );
+      deal.show(hand.number ?? handIndex + 1);
       const scores = scoresBefore(handIndex);
       position.textContent = `Hand ${hand.number ?? handIndex + 1} of ${hands.length} \u00b7 move ${step} of ${hand.actions.length} \u00b7 score before this hand: ${who(ctx, 0)} ${scores[0]}, ${who(ctx, 1)} ${scores[1]}`;
       let text;
