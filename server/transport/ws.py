@@ -235,7 +235,7 @@ class Connection:
         self.live, self.seat = live, seat
         self.errors_in_a_row = 0
         await self.service.subscribe(live, self)
-        log.info("hello", extra={"match_id": live.match_id, "seat": seat})
+        log.debug("hello", extra={"match_id": live.match_id, "seat": seat})
         return True
 
     async def _act(self, act: Act) -> None:
