@@ -282,7 +282,9 @@ class Connection:
 async def websocket(request: web.Request) -> web.WebSocketResponse:
     settings = request.app[SETTINGS]
     limits = settings.limits
-    ws = web.WebSocketResponse(heartbeat=limits.ws_heartbeat, max_msg_size=limits.ws_max_frame)
+    ws = web.WebSocketResponse(
+        heartbeat=limits.ws_heartbeat, max_msg_size=limits.ws_max_frame, compress=settings.ws_compress
+    )
     allowed = origin_allowed(request, settings.allowed_origins)
     counts = request.app[SOCKET_COUNTS]
     address = request.remote or "unknown"

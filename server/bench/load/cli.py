@@ -41,6 +41,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", dest="json_path", help="also write the report as JSON here")
     p.add_argument("--profile", help="run the started servers under cProfile, writing to this folder")
+    p.add_argument(
+        "--no-deflate",
+        action="store_true",
+        help="do not offer permessage-deflate (browsers do; default: offer)",
+    )
     p.add_argument("--serve-echo", type=int, help=argparse.SUPPRESS)
     p.add_argument("--measure-memory", type=int, help=argparse.SUPPRESS)
     return p
@@ -90,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         seed=args.seed,
         json_path=args.json_path,
         profile=args.profile,
+        deflate=not args.no_deflate,
     )
     report = asyncio.run(run(opts))
     print(format_report(report))

@@ -1,0 +1,64 @@
+"""The garbage collector's pauses, timed with ``gc.callbacks`` and exported as metrics.
+
+A full collection walks every tracked object; with thousands of live matches one took hundreds
+of milliseconds, the worst latency a player saw. The server process installs this once
+(``python -m server``), so ``/metrics`` shows how often the collector ran, how long it paused
+the loop, the longest pause, and how many went past :data:`SLOW` (the scale target: none).
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+SLOW = 0.020
+"""A pause longer than this (seconds) is counted as slow."""
+
+BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
+
+
+class GcWatch:
+    """Times each collection from its ``start`` to its ``stop`` callback."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.pauses = Histogram(
+            "ginrummy_gc_pause_seconds",
+            "Garbage-collector pauses, by generation",
+            ["generation"],
+            buckets=BUCKETS,
+            registry=registry,
+        )
+        self.slow = Counter(
+            "ginrummy_gc_slow_pauses",
+            f"Garbage-collector pauses over {SLOW * 1000:.0f} ms",
+            registry=registry,
+        )
+        self.longest = Gauge(
+            "ginrummy_gc_pause_max_seconds", "The longest garbage-collector pause so far", registry=registry
+        )
+        self._started = 0.0
+        self._max = 0.0
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+            return
+        pause = time.perf_counter() - self._started
+        self.pauses.labels(str(info.get("generation", "?"))).observe(pause)
+        if pause > SLOW:
+            self.slow.inc()
+        if pause > self._max:
+            self._max = pause
+            self.longest.set(pause)
+
+    def install(self) -> GcWatch:
+        if self not in gc.callbacks:
+            gc.callbacks.append(self)
+        return self
+
+    def remove(self) -> None:
+        if self in gc.callbacks:
+            gc.callbacks.remove(self)
