@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 from server.config import Settings
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Callable
+
     from aiohttp import web
 
 log = logging.getLogger("server")
@@ -87,6 +89,7 @@ def _serve(settings: Settings) -> int:
 
     app = create_app(settings)
     app.on_startup.append(_settle_gc)
+    app.cleanup_ctx.append(_freezing(settings.gc_freeze_seconds))
     loop = event_loop(settings.uvloop)
     log.info(
         "serving",
@@ -118,6 +121,16 @@ def event_loop(use_uvloop: bool) -> asyncio.AbstractEventLoop:
 
 
 GC_THRESHOLDS = (10_000, 10, 10)
+
+
+def _freezing(every: float) -> Callable[[web.Application], AsyncIterator[None]]:
+    async def ctx(_app: web.Application) -> AsyncIterator[None]:
+        from server.transport.gcwatch import frozen_every
+
+        async with frozen_every(every):
+            yield
+
+    return ctx
 
 
 async def _settle_gc(app: web.Application) -> None:

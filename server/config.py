@@ -14,7 +14,9 @@ computer; ``0`` thinks in a thread of the server process; default: one fewer tha
 cores, at most 4), ``GINRUMMY_TRUSTED_PROXIES`` (comma-separated addresses or networks of the
 reverse proxies whose ``X-Forwarded-For``/``-Proto``/``-Host`` are believed; default none),
 ``GINRUMMY_WS_COMPRESS`` (``1`` to accept WebSocket compression; default off),
-``GINRUMMY_UVLOOP`` (``0`` to keep asyncio's event loop when uvloop is installed).
+``GINRUMMY_UVLOOP`` (``0`` to keep asyncio's event loop when uvloop is installed),
+``GINRUMMY_GC_FREEZE_SECONDS`` (how often survivors are frozen out of the collector's way;
+default 1, 0: never).
 """
 
 from __future__ import annotations
@@ -125,6 +127,10 @@ class Settings:
     with the scale benchmark it cost 1.2-1.3x the CPU per move and several times the memory per
     live match (each socket keeps a compressor and a decompressor), for state messages of a few
     kilobytes."""
+    gc_freeze_seconds: float = 1.0
+    """Every so many seconds, move what survived the young collections into the permanent
+    generation (``gc.freeze``), so no collection walks the live matches again (0: off); see
+    :func:`server.transport.gcwatch.freeze_periodically`."""
     uvloop: bool = True
     """Run on uvloop when it is installed (the ``fast`` extra); else, or when off, asyncio's own
     event loop."""
@@ -159,6 +165,8 @@ class Settings:
             )
         if "GINRUMMY_WS_COMPRESS" in env:
             values["ws_compress"] = _flag("GINRUMMY_WS_COMPRESS", env["GINRUMMY_WS_COMPRESS"])
+        if "GINRUMMY_GC_FREEZE_SECONDS" in env:
+            values["gc_freeze_seconds"] = float(env["GINRUMMY_GC_FREEZE_SECONDS"])
         if "GINRUMMY_UVLOOP" in env:
             values["uvloop"] = _flag("GINRUMMY_UVLOOP", env["GINRUMMY_UVLOOP"])
         if "GINRUMMY_BOT_WORKERS" in env:
@@ -185,6 +193,8 @@ class Settings:
             raise ValueError(f"port {self.port} is out of range")
         if self.bot_delay < 0:
             raise ValueError("the bot delay cannot be negative")
+        if self.gc_freeze_seconds < 0:
+            raise ValueError("the collector's freeze period cannot be negative (0: off)")
         if self.bot_workers < 0:
             raise ValueError("bot workers cannot be negative (0: think in a thread)")
         if self.broadcast not in ("local", "postgres"):

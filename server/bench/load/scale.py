@@ -239,7 +239,8 @@ def format_run(r: dict[str, Any]) -> str:
         f"{r['actions_per_second']:>6.0f}/s  cpu/action {_f(r['server_cpu_ms_per_action'], 3):>6} ms  "
         f"cores {_f(r['server_cores'], 2)}  ack p50 {_f(r['ack_p50_ms'])} p99 {_f(r['ack_p99_ms'])} "
         f"max {_f(r['ack_max_ms'])} ms  gc>20ms {r['gc_slow_pauses']:.0f} (max {_f(r['gc_pause_max_ms'])} ms)  "
-        f"{_f(r['kb_per_live_match'])} KB/match  setup {r['setup_seconds']} s  "
+        f"{_f(r['kb_per_live_match'])} KB/match  load gen {_f(r['client_cores'], 2)} cores  "
+        f"setup {r['setup_seconds']} s  "
         f"errors {sum(r['errors'].values())}"
     )
 
