@@ -42,14 +42,35 @@ class GcWatch:
         self.longest = Gauge(
             "ginrummy_gc_pause_max_seconds", "The longest garbage-collector pause so far", registry=registry
         )
+        # The same in the thread's CPU time: on a busy machine a pause's wall time includes
+        # the time the process waited for a core; its CPU time is the collector's own work.
+        self.slow_cpu = Counter(
+            "ginrummy_gc_slow_pauses_cpu",
+            f"Garbage-collector pauses over {SLOW * 1000:.0f} ms of CPU time",
+            registry=registry,
+        )
+        self.longest_cpu = Gauge(
+            "ginrummy_gc_pause_max_cpu_seconds",
+            "The most CPU time one garbage-collector pause took so far",
+            registry=registry,
+        )
         self._started = 0.0
+        self._started_cpu = 0.0
         self._max = 0.0
+        self._max_cpu = 0.0
 
     def __call__(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
             self._started = time.perf_counter()
+            self._started_cpu = time.thread_time()
             return
         pause = time.perf_counter() - self._started
+        cpu = time.thread_time() - self._started_cpu
+        if cpu > SLOW:
+            self.slow_cpu.inc()
+        if cpu > self._max_cpu:
+            self._max_cpu = cpu
+            self.longest_cpu.set(cpu)
         self.pauses.labels(str(info.get("generation", "?"))).observe(pause)
         if pause > SLOW:
             self.slow.inc()

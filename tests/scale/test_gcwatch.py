@@ -23,11 +23,14 @@ def test_every_collection_is_timed_and_a_slow_one_is_counted():
     assert count("ginrummy_gc_pause_seconds_count", {"generation": "2"}) == 1
     assert count("ginrummy_gc_pause_seconds_count", {"generation": "0"}) == 1
     assert count("ginrummy_gc_pause_max_seconds") > 0
+    assert count("ginrummy_gc_pause_max_cpu_seconds") >= 0
     # A pause past the limit, told by the callbacks as the collector would.
     slow_before = count("ginrummy_gc_slow_pauses_total")
-    watch._started = 0.0  # the collection "started" long ago
+    slow_cpu_before = count("ginrummy_gc_slow_pauses_cpu_total")
+    watch._started = watch._started_cpu = -1.0  # the collection "started" long ago
     watch("stop", {"generation": 2})
     assert count("ginrummy_gc_slow_pauses_total") == slow_before + 1
+    assert count("ginrummy_gc_slow_pauses_cpu_total") == slow_cpu_before + 1
 
 
 async def test_survivors_are_frozen_out_of_the_collectors_way_periodically_and_never_when_off():

@@ -167,10 +167,24 @@ async def run_level(matches: int, variant: Variant, opts: ScaleOptions, log_dir:
         "gc_slow_pauses": m1.get("ginrummy_gc_slow_pauses_total", 0.0) - m0.get("ginrummy_gc_slow_pauses_total", 0.0),
         "gc_pauses": m1.get("ginrummy_gc_pause_seconds_count", 0.0) - m0.get("ginrummy_gc_pause_seconds_count", 0.0),
         "gc_pause_max_ms": 1000 * m1["ginrummy_gc_pause_max_seconds"] if "ginrummy_gc_pause_max_seconds" in m1 else None,
+        "gc_slow_pauses_cpu": _delta(m0, m1, "ginrummy_gc_slow_pauses_cpu_total"),
+        "gc_pause_max_cpu_ms": 1000 * m1["ginrummy_gc_pause_max_cpu_seconds"] if "ginrummy_gc_pause_max_cpu_seconds" in m1 else None,
+        "commit_mean_ms": _mean_ms(m0, m1, "ginrummy_commit_seconds"),
+        "action_mean_ms": _mean_ms(m0, m1, "ginrummy_action_seconds"),
         "kb_per_live_match": (rss_live - rss_before) / max(1.0, live) / 1024,
         "errors": errors,
         "failures": [f for o in outs for f in o["failures"]][:3],
     }  # fmt: skip
+
+
+def _delta(m0: dict[str, float], m1: dict[str, float], name: str) -> float:
+    return m1.get(name, 0.0) - m0.get(name, 0.0)
+
+
+def _mean_ms(m0: dict[str, float], m1: dict[str, float], name: str) -> float | None:
+    """A histogram's mean over the window, in milliseconds."""
+    count = _delta(m0, m1, f"{name}_count")
+    return 1000 * _delta(m0, m1, f"{name}_sum") / count if count else None
 
 
 async def run_scale(opts: ScaleOptions) -> dict[str, Any]:
@@ -223,6 +237,7 @@ def scale_verdict(table: list[dict[str, Any]], opts: ScaleOptions) -> dict[str, 
             "ack_p99_met": high["ack_p99_ms"] is not None and high["ack_p99_ms"] <= TARGETS["p99_ack_ms"],
             "gc_slow_pauses": high["gc_slow_pauses"],
             "gc_met": high["gc_slow_pauses"] <= TARGETS["slow_gc"],
+            "gc_slow_pauses_cpu": high.get("gc_slow_pauses_cpu"),
             "kb_per_live_match": high["kb_per_live_match"],
             "kb_met": high["kb_per_live_match"] <= TARGETS["kb_per_match"],
         }
@@ -238,7 +253,9 @@ def format_run(r: dict[str, Any]) -> str:
         f"{r['matches']:>6} {r['variant']:<10} live {r['live_matches']:>6.0f}  "
         f"{r['actions_per_second']:>6.0f}/s  cpu/action {_f(r['server_cpu_ms_per_action'], 3):>6} ms  "
         f"cores {_f(r['server_cores'], 2)}  ack p50 {_f(r['ack_p50_ms'])} p99 {_f(r['ack_p99_ms'])} "
-        f"max {_f(r['ack_max_ms'])} ms  gc>20ms {r['gc_slow_pauses']:.0f} (max {_f(r['gc_pause_max_ms'])} ms)  "
+        f"max {_f(r['ack_max_ms'])} ms  commit {_f(r.get('commit_mean_ms'))} ms  "
+        f"gc>20ms {r['gc_slow_pauses']:.0f} (max {_f(r['gc_pause_max_ms'])} ms; "
+        f"by CPU time {_f(r.get('gc_slow_pauses_cpu'), 0)}, max {_f(r.get('gc_pause_max_cpu_ms'))} ms)  "
         f"{_f(r['kb_per_live_match'])} KB/match  load gen {_f(r['client_cores'], 2)} cores  "
         f"setup {r['setup_seconds']} s  "
         f"errors {sum(r['errors'].values())}"
@@ -260,7 +277,8 @@ def format_scale(report: dict[str, Any]) -> str:
         lines.append(
             f"  {name}: CPU {v['levels']}: {_f(v['cpu_ratio'], 2)}x (<= {TARGETS['cpu_ratio']}) "
             f"{mark[v['cpu_ratio_met']]}; ack p99 {_f(v['ack_p99_ms'])} ms (<= {TARGETS['p99_ack_ms']:.0f}) "
-            f"{mark[v['ack_p99_met']]}; GC pauses > 20 ms {v['gc_slow_pauses']:.0f} (0) {mark[v['gc_met']]}; "
+            f"{mark[v['ack_p99_met']]}; GC pauses > 20 ms {v['gc_slow_pauses']:.0f} (0) {mark[v['gc_met']]} "
+            f"({_f(v['gc_slow_pauses_cpu'], 0)} by CPU time); "
             f"{_f(v['kb_per_live_match'])} KB per live match (<= {TARGETS['kb_per_match']:.0f}) {mark[v['kb_met']]}"
         )
     return "\n".join(lines)
