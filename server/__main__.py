@@ -22,8 +22,6 @@ from typing import TYPE_CHECKING
 from server.config import Settings
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable
-
     from aiohttp import web
 
 log = logging.getLogger("server")
@@ -89,7 +87,6 @@ def _serve(settings: Settings) -> int:
 
     app = create_app(settings)
     app.on_startup.append(_settle_gc)
-    app.cleanup_ctx.append(_freezing(settings.gc_freeze_seconds))
     loop = event_loop(settings.uvloop)
     log.info(
         "serving",
@@ -123,30 +120,23 @@ def event_loop(use_uvloop: bool) -> asyncio.AbstractEventLoop:
 GC_THRESHOLDS = (10_000, 10, 10)
 
 
-def _freezing(every: float) -> Callable[[web.Application], AsyncIterator[None]]:
-    async def ctx(_app: web.Application) -> AsyncIterator[None]:
-        from server.transport.gcwatch import frozen_every
-
-        async with frozen_every(every):
-            yield
-
-    return ctx
-
-
 async def _settle_gc(app: web.Application) -> None:
     """Once started (modules imported, database migrated): freeze what exists into the
     permanent generation and collect the young generation less often. A full collection walks
     every tracked object; with a thousand live matches and their sockets each one took about
     200 ms, the worst pause a player saw. Frozen start-up objects are never walked again, and
     a larger first threshold lets short-lived objects die by reference counting before they
-    are promoted, so full collections become rare (measured: 18 to 2 in a 20 s run)."""
+    are promoted, so full collections become rare (measured: 18 to 2 in a 20 s run). While
+    serving, what survives the collector's young collections is frozen too, at most once per
+    ``gc_freeze_seconds``, and every pause is timed (:mod:`server.transport.gcwatch`)."""
     from server.transport.gcwatch import GcWatch
-    from server.transport.keys import METRICS
+    from server.transport.keys import METRICS, SETTINGS
 
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
-    GcWatch(app[METRICS].registry).install()
+    settings = app[SETTINGS]
+    GcWatch(app[METRICS].registry, settings.gc_freeze_seconds).install(asyncio.get_running_loop())
 
 
 if __name__ == "__main__":

@@ -15,8 +15,8 @@ cores, at most 4), ``GINRUMMY_TRUSTED_PROXIES`` (comma-separated addresses or ne
 reverse proxies whose ``X-Forwarded-For``/``-Proto``/``-Host`` are believed; default none),
 ``GINRUMMY_WS_COMPRESS`` (``1`` to accept WebSocket compression; default off),
 ``GINRUMMY_UVLOOP`` (``0`` to keep asyncio's event loop when uvloop is installed),
-``GINRUMMY_GC_FREEZE_SECONDS`` (how often survivors are frozen out of the collector's way;
-default 1, 0: never).
+``GINRUMMY_GC_FREEZE_SECONDS`` (at most how often the young collections' survivors are frozen
+out of the collector's way; default 1, 0: never).
 """
 
 from __future__ import annotations
@@ -128,9 +128,9 @@ class Settings:
     live match (each socket keeps a compressor and a decompressor), for state messages of a few
     kilobytes."""
     gc_freeze_seconds: float = 1.0
-    """Every so many seconds, move what survived the young collections into the permanent
-    generation (``gc.freeze``), so no collection walks the live matches again (0: off); see
-    :func:`server.transport.gcwatch.freeze_periodically`."""
+    """After the collector's own collection of the young generations, move what survived into
+    the permanent generation (``gc.freeze``), at most once per so many seconds, so no
+    collection walks the live matches again (0: never); see :mod:`server.transport.gcwatch`."""
     uvloop: bool = True
     """Run on uvloop when it is installed (the ``fast`` extra); else, or when off, asyncio's own
     event loop."""

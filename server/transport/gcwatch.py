@@ -1,16 +1,24 @@
 """The garbage collector: its pauses, timed with ``gc.callbacks`` and exported as metrics, and
-the periodic freeze that keeps them short.
+the freeze that keeps them short.
 
-A full collection walks every tracked object; with thousands of live matches one took hundreds
-of milliseconds, the worst latency a player saw. The server process installs this once
-(``python -m server``), so ``/metrics`` shows how often the collector ran, how long it paused
-the loop, the longest pause, and how many went past :data:`SLOW` (the scale target: none).
+A full collection walks every tracked object in the oldest generation: with thousands of live
+matches (their states, sockets and tasks) one took 0.2-0.8 s, the worst latency a player saw,
+however few of them were garbage. So after the collector has collected the young generations
+by itself (generation 1 or 2), what survived is frozen (``gc.freeze``: moved to the permanent
+generation, which no collection walks again), at most once per ``freeze_every`` seconds. That
+adds no collection of its own; the oldest generation stays small, and so do full collections.
+Frozen objects are still freed by reference counting when a match ends; only a reference cycle
+among them would never be collected, and the hot path makes none
+(``tests/scale/test_garbage.py``).
+
+The server process installs this once (``python -m server``), so ``/metrics`` shows how often
+the collector ran, how long it paused the loop (wall and CPU time), the longest pause, how
+many went past :data:`SLOW` (the scale target: none), and the freezes.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import time
 from typing import Any
@@ -26,7 +34,14 @@ BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
 class GcWatch:
     """Times each collection from its ``start`` to its ``stop`` callback."""
 
-    def __init__(self, registry: CollectorRegistry) -> None:
+    def __init__(self, registry: CollectorRegistry, freeze_every: float = 0.0) -> None:
+        self.freeze_every = freeze_every
+        self.freezes = Counter(
+            "ginrummy_gc_freezes", "Survivors of the young generations frozen", registry=registry
+        )
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._last_freeze = -1e9
+        self._freeze_pending = False
         self.pauses = Histogram(
             "ginrummy_gc_pause_seconds",
             "Garbage-collector pauses, by generation",
@@ -77,8 +92,27 @@ class GcWatch:
         if pause > self._max:
             self._max = pause
             self.longest.set(pause)
+        if (
+            self.freeze_every > 0
+            and info.get("generation", 0) >= 1
+            and not self._freeze_pending
+            and self._loop is not None
+            and time.monotonic() - self._last_freeze >= self.freeze_every
+        ):
+            # Not from inside the collector (it may run on any thread): on the loop, next.
+            self._freeze_pending = True
+            self._loop.call_soon_threadsafe(self.freeze)
 
-    def install(self) -> GcWatch:
+    def freeze(self) -> None:
+        """Move every object the collector tracks into the permanent generation."""
+        self._freeze_pending = False
+        self._last_freeze = time.monotonic()
+        gc.freeze()
+        self.freezes.inc()
+
+    def install(self, loop: asyncio.AbstractEventLoop | None = None) -> GcWatch:
+        """Start timing (and freezing, on ``loop``, when ``freeze_every`` is set)."""
+        self._loop = loop
         if self not in gc.callbacks:
             gc.callbacks.append(self)
         return self
@@ -86,33 +120,3 @@ class GcWatch:
     def remove(self) -> None:
         if self in gc.callbacks:
             gc.callbacks.remove(self)
-
-
-async def freeze_periodically(every: float) -> None:
-    """Every ``every`` seconds: collect the young generations (a few milliseconds), then freeze
-    what survived into the permanent generation, which no collection walks again.
-
-    A full collection walks every tracked object in the oldest generation: with thousands of
-    live matches (their states, sockets and tasks) one took 0.2-0.8 s, however few of them
-    were garbage. Frozen, the long-lived objects are still freed by reference counting when a
-    match ends; only a reference cycle among them would never be collected, and the hot path
-    makes none (``tests/scale/test_garbage.py``)."""
-    while True:
-        await asyncio.sleep(every)
-        gc.collect(1)
-        gc.freeze()
-
-
-@contextlib.asynccontextmanager
-async def frozen_every(every: float) -> Any:
-    """:func:`freeze_periodically` as a background task for the life of the block (0: off)."""
-    if every <= 0:
-        yield
-        return
-    task = asyncio.get_running_loop().create_task(freeze_periodically(every))
-    try:
-        yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task

@@ -33,28 +33,39 @@ def test_every_collection_is_timed_and_a_slow_one_is_counted():
     assert count("ginrummy_gc_slow_pauses_cpu_total") == slow_cpu_before + 1
 
 
-async def test_survivors_are_frozen_out_of_the_collectors_way_periodically_and_never_when_off():
+async def test_the_survivors_of_a_young_collection_are_frozen_on_the_loop_and_never_when_off():
     import asyncio
-
-    from server.transport.gcwatch import frozen_every
 
     class Match:
         pass
 
+    loop = asyncio.get_running_loop()
     gc.unfreeze()
     try:
-        async with frozen_every(0):
-            kept = [[i] for i in range(1000)]  # long-lived objects (lists are tracked)
-            one = Match()
-            alive = weakref.ref(one)
-            await asyncio.sleep(0.05)
+        off = GcWatch(CollectorRegistry(), freeze_every=0).install(loop)
+        kept = [[i] for i in range(1000)]  # long-lived objects (lists are tracked)
+        one = Match()
+        alive = weakref.ref(one)
+        gc.collect(1)
+        await asyncio.sleep(0.01)
+        off.remove()
+        assert gc.get_freeze_count() == 0
+
+        registry = CollectorRegistry()
+        on = GcWatch(registry, freeze_every=3600).install(loop)
+        try:
+            gc.collect(0)  # only the youngest: nothing frozen
+            await asyncio.sleep(0.01)
             assert gc.get_freeze_count() == 0
-        async with frozen_every(0.01):
-            for _ in range(200):
-                await asyncio.sleep(0.01)
-                if gc.get_freeze_count() >= len(kept):
-                    break
-            assert gc.get_freeze_count() >= len(kept)
+            gc.collect(1)
+            await asyncio.sleep(0.01)  # frozen on the loop, after the collection
+            frozen = gc.get_freeze_count()
+            assert frozen >= len(kept)
+            gc.collect(1)  # within freeze_every of the last one: not again
+            await asyncio.sleep(0.01)
+            assert registry.get_sample_value("ginrummy_gc_freezes_total") == 1
+        finally:
+            on.remove()
         # A frozen object is still freed by reference counting when its last reference goes.
         assert alive() is one
         del one
