@@ -48,16 +48,23 @@ async def drive(url: str, first: int, count: int, think: float, deflate: bool, s
             )
             for i in range(count)
         ]
-        for p in players:
+        tasks: list[asyncio.Future[None]] = []
+
+        async def join(p: Player) -> None:
+            # Playing (and so reading its socket, answering the server's pings) as soon as it
+            # is set up, as a person arriving would: a socket left unread through a long setup
+            # misses the heartbeat and is closed.
             p.deflate = deflate
-        results = await gather_limited([p.setup() for p in players], 50, return_exceptions=True)
+            await p.setup()
+            tasks.append(asyncio.ensure_future(p.play()))
+
+        results = await gather_limited([join(p) for p in players], 50, return_exceptions=True)
         failed = [r for r in results if isinstance(r, BaseException)]
         players = [p for p, r in zip(players, results) if not isinstance(r, BaseException)]
         gc.freeze()  # the players and their sockets live until the end
         print("ready", flush=True)
         words = (await _line()).split()
         start, end = float(words[1]), float(words[2])
-        tasks = [asyncio.ensure_future(p.play()) for p in players]
         await asyncio.sleep(max(0.0, start - time.time()))
         control.stats = window = PhaseStats("window")
         cpu_start = cpu_seconds()
