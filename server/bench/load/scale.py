@@ -72,7 +72,7 @@ class ScaleOptions:
     per_client: int = 2500
     deflate: bool = True
     seed: int = 1
-    setup_timeout: float = 600.0
+    setup_timeout: float = 1200.0
 
 
 async def _client(url: str, first: int, count: int, opts: ScaleOptions) -> asyncio.subprocess.Process:
