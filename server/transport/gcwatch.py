@@ -101,7 +101,10 @@ class GcWatch:
         ):
             # Not from inside the collector (it may run on any thread): on the loop, next.
             self._freeze_pending = True
-            self._loop.call_soon_threadsafe(self.freeze)
+            try:
+                self._loop.call_soon_threadsafe(self.freeze)
+            except RuntimeError:  # the loop is closed (shutting down): no more freezing
+                self._loop = None
 
     def freeze(self) -> None:
         """Move every object the collector tracks into the permanent generation."""

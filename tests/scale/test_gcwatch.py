@@ -72,3 +72,17 @@ async def test_the_survivors_of_a_young_collection_are_frozen_on_the_loop_and_ne
         assert alive() is None
     finally:
         gc.unfreeze()
+
+
+def test_a_collection_after_the_loop_closed_raises_nothing():
+    import asyncio
+
+    loop = asyncio.new_event_loop()
+    watch = GcWatch(CollectorRegistry(), freeze_every=0.001).install(loop)
+    loop.close()
+    try:
+        watch("start", {"generation": 1})
+        watch("stop", {"generation": 1})  # would schedule a freeze on the closed loop
+    finally:
+        watch.remove()
+    assert watch._loop is None
