@@ -5,7 +5,7 @@
 
 Options win over the environment (GINRUMMY_HOST, GINRUMMY_PORT, DATABASE_URL,
 GINRUMMY_LOG_LEVEL, GINRUMMY_BOT_DELAY, GINRUMMY_ALLOWED_ORIGINS, GINRUMMY_TRUSTED_PROXIES,
-GINRUMMY_BROADCAST).
+GINRUMMY_BROADCAST, GINRUMMY_WS_COMPRESS, GINRUMMY_UVLOOP).
 Migrations are also applied at every start, unless GINRUMMY_MIGRATE=0 (replicas behind a
 separate migration job).
 """
@@ -17,8 +17,12 @@ import asyncio
 import gc
 import logging
 import sys
+from typing import TYPE_CHECKING
 
 from server.config import Settings
+
+if TYPE_CHECKING:
+    from aiohttp import web
 
 log = logging.getLogger("server")
 
@@ -84,11 +88,21 @@ def _serve(settings: Settings) -> int:
 
     app = create_app(settings)
     app.on_startup.append(_settle_gc)
+    loop = event_loop(settings.uvloop)
     file_limit = raise_file_limit()
     sock = listening_socket(settings.host, settings.port)
-    log.info("serving", extra={"host": settings.host, "port": settings.port, "file_limit": file_limit})
+    log.info(
+        "serving",
+        extra={
+            "host": settings.host,
+            "port": settings.port,
+            "loop": type(loop).__module__.split(".")[0],
+            "file_limit": file_limit,
+        },
+    )
     web.run_app(
         app,
+        loop=loop,
         sock=sock,
         shutdown_timeout=settings.shutdown_timeout,
         print=None,
@@ -97,19 +111,39 @@ def _serve(settings: Settings) -> int:
     return 0
 
 
+def event_loop(use_uvloop: bool) -> asyncio.AbstractEventLoop:
+    """uvloop's event loop when wanted and installed (the ``fast`` extra), else asyncio's.
+    Measured with the load benchmark: see the README's Hosting section."""
+    if use_uvloop:
+        try:
+            import uvloop
+        except ImportError:
+            pass
+        else:
+            return uvloop.new_event_loop()
+    return asyncio.new_event_loop()
+
+
 GC_THRESHOLDS = (10_000, 10, 10)
 
 
-async def _settle_gc(_app: object) -> None:
+async def _settle_gc(app: web.Application) -> None:
     """Once started (modules imported, database migrated): freeze what exists into the
     permanent generation and collect the young generation less often. A full collection walks
     every tracked object; with a thousand live matches and their sockets each one took about
     200 ms, the worst pause a player saw. Frozen start-up objects are never walked again, and
     a larger first threshold lets short-lived objects die by reference counting before they
-    are promoted, so full collections become rare (measured: 18 to 2 in a 20 s run)."""
+    are promoted, so full collections become rare (measured: 18 to 2 in a 20 s run). While
+    serving, what survives the collector's young collections is frozen too, at most once per
+    ``gc_freeze_seconds``, and every pause is timed (:mod:`server.transport.gcwatch`)."""
+    from server.transport.gcwatch import GcWatch
+    from server.transport.keys import METRICS, SETTINGS
+
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
+    settings = app[SETTINGS]
+    GcWatch(app[METRICS].registry, settings.gc_freeze_seconds).install(asyncio.get_running_loop())
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 
 from .actions import (
     DISCARDS,
@@ -42,6 +41,7 @@ from .cards import DECK, VALUES, Card, as_card, indices, to_mask
 from .errors import IllegalActionError, InvalidActionError, NotYourTurnError
 from .melds import (
     FULL_SUIT,
+    Arrangement,
     best_arrangement_mask,
     discard_deadwoods,
     min_deadwood,
@@ -51,10 +51,11 @@ from .presets import Rules
 from .settle import HandResult, dead_hand, settle_knock
 from .views import Event, Phase, SeatView
 
-# A seat's view is rebuilt after every action of either seat, mostly for a hand that has not
-# changed since the last one: its best arrangement (an immutable value) is remembered, for as
-# many hands as a busy server has in play.
-_view_arrangement = lru_cache(maxsize=4096)(best_arrangement_mask)
+# A seat's view is rebuilt after every action of either seat, mostly for cards that have not
+# changed since the last one: each hand remembers, per seat, the last cards it arranged and
+# their best arrangement (an immutable value), so it lives and dies with the hand. (A global
+# LRU over hands thrashed once the live hands outnumbered it: CPU per move grew with the
+# number of live matches.)
 
 
 # --- precomputed, immutable pieces of the hot path ----------------------------------------------
@@ -98,6 +99,7 @@ class HandState:
     """
 
     __slots__ = (
+        "_arranged",
         "_knockable",
         "_options",
         "dealer",
@@ -148,6 +150,7 @@ class HandState:
         self.result: HandResult | None = None
         self._options: dict[int, int] | None = None
         self._knockable = -1
+        self._arranged: list[tuple[int, Arrangement] | None] = [None, None]
 
     # --- inspection ---------------------------------------------------------------------------
 
@@ -361,10 +364,20 @@ class HandState:
 
     # --- views --------------------------------------------------------------------------------
 
+    def arrangement(self, seat: int) -> Arrangement:
+        """The best arrangement of ``seat``'s cards, remembered until they change."""
+        mask = self.hands[seat]
+        memo = self._arranged[seat]
+        if memo is not None and memo[0] == mask:
+            return memo[1]
+        arrangement = best_arrangement_mask(mask)
+        self._arranged[seat] = (mask, arrangement)
+        return arrangement
+
     def view(self, seat: int | None) -> SeatView:
         """What ``seat`` may see (``None``: the public view for watchers)."""
         own = seat is not None
-        arrangement = _view_arrangement(self.hands[seat]) if seat is not None else None
+        arrangement = self.arrangement(seat) if seat is not None else None
         return SeatView(
             rules=self.rules,
             seat=seat,

@@ -9,6 +9,7 @@ cache never writes; the writer (:mod:`.writer`) does, under each match's lock.
 from __future__ import annotations
 
 import asyncio
+import heapq
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -64,6 +65,10 @@ class LiveMatch:
         return (0 in seats, 1 in seats)
 
 
+EVICT_PAUSE = 1.0
+"""Seconds before looking for idle matches again when the busy ones alone exceed the bound."""
+
+
 class MatchCache:
     """The live matches of this process, at most ``max_live`` (idle ones beyond that are
     dropped, least recently used first). ``make_bot(meta)`` gives a loaded match its computer
@@ -86,6 +91,7 @@ class MatchCache:
         self.on_loaded = on_loaded
         self.held: dict[str, LiveMatch] = {}
         self._loading: dict[str, asyncio.Future[LiveMatch]] = {}
+        self._next_evict = float("-inf")
 
     def __contains__(self, match_id: object) -> bool:
         return match_id in self.held
@@ -174,27 +180,34 @@ class MatchCache:
     def remember(self, live: LiveMatch) -> LiveMatch:
         live.last_used = self.clock.monotonic()
         self.held[live.match_id] = live
-        self.evict()
+        self.evict(keep=live)
         return live
 
     def forget(self, live: LiveMatch) -> None:
         self.held.pop(live.match_id, None)
 
-    def evict(self) -> None:
+    def evict(self, keep: LiveMatch | None = None) -> None:
         """Keep at most ``max_live`` matches in memory, dropping the least recently used idle
-        ones (they reload from the store when needed)."""
+        ones (they reload from the store when needed), never ``keep`` (the match just created
+        or loaded, about to be used).
+
+        When matches in use (a socket, the lock, the computer's turn) alone outnumber the bound,
+        no eviction can reach it: the idle ones go, and the next look waits a second, else every
+        new match would walk all the live ones (10,000 of them at scale)."""
         if len(self.held) <= self.max_live:
             return
-        idle = sorted(
-            (
-                lv
-                for lv in self.held.values()
-                if not lv.subscribers and not lv.lock.locked() and lv.bot_task is None
-            ),
-            key=lambda lv: lv.last_used,
-        )
-        for lv in idle[: len(self.held) - self.max_live]:
+        now = self.clock.monotonic()
+        if now < self._next_evict:
+            return
+        idle = [
+            lv
+            for lv in self.held.values()
+            if not lv.subscribers and not lv.lock.locked() and lv.bot_task is None and lv is not keep
+        ]
+        excess = len(self.held) - self.max_live
+        for lv in heapq.nsmallest(excess, idle, key=lambda lv: lv.last_used):
             del self.held[lv.match_id]
+        self._next_evict = now + EVICT_PAUSE if len(self.held) > self.max_live else float("-inf")
 
 
 def replay(meta: MatchMeta, actions: list[StoredAction]) -> MatchState:

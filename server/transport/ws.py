@@ -262,7 +262,7 @@ class Connection:
         self.session_id = None if self.token_hash is None else session_id_of(self.token_hash)
         self.errors_in_a_row = 0
         await self.service.subscribe(live, self)
-        log.info("hello", extra={"match_id": live.match_id, "seat": seat})
+        log.debug("hello", extra={"match_id": live.match_id, "seat": seat})
         return True
 
     async def _act(self, act: Act) -> None:
@@ -309,7 +309,9 @@ class Connection:
 async def websocket(request: web.Request) -> web.WebSocketResponse:
     settings = request.app[SETTINGS]
     limits = settings.limits
-    ws = web.WebSocketResponse(heartbeat=limits.ws_heartbeat, max_msg_size=limits.ws_max_frame)
+    ws = web.WebSocketResponse(
+        heartbeat=limits.ws_heartbeat, max_msg_size=limits.ws_max_frame, compress=settings.ws_compress
+    )
     allowed = origin_allowed(request, settings.allowed_origins)
     counts = request.app[SOCKET_COUNTS]
     address = request.remote or "unknown"

@@ -26,7 +26,7 @@ async def scrape(client) -> dict[str, float]:
 
 
 async def test_metrics_show_live_matches_sockets_actions_latencies_and_errors(make_client, caplog):
-    caplog.set_level(logging.INFO)
+    caplog.set_level(logging.DEBUG)
     client = await make_client()
     ada = await new_player(client)
     match = await new_match(client, ada)
@@ -73,6 +73,8 @@ async def test_metrics_show_live_matches_sockets_actions_latencies_and_errors(ma
     # Every log line about this match names it; none names a card.
     lines = [r for r in caplog.records if getattr(r, "kind", None) is not None and r.msg == "action"]
     assert len(lines) == human + computer
+    # Per-action lines are debug: the default level (info) does not pay for them.
+    assert all(r.levelno == logging.DEBUG for r in lines)
     assert all(r.match_id == match["match_id"] for r in lines)
     from server.service.logs import JsonFormatter
 

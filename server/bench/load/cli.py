@@ -41,6 +41,21 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", dest="json_path", help="also write the report as JSON here")
     p.add_argument("--profile", help="run the started servers under cProfile, writing to this folder")
+    p.add_argument(
+        "--no-deflate",
+        action="store_true",
+        help="do not offer permessage-deflate (browsers do; default: offer)",
+    )
+    p.add_argument("--scale", help="scale mode: live matches per level, e.g. 100,1000,3000,10000")
+    p.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help="scale mode: name:KEY=VALUE,... (root=DIR: another checkout); each level runs each in turn",
+    )
+    p.add_argument("--rounds", type=int, default=1, help="scale mode: rounds of every level and variant")
+    p.add_argument("--warmup", type=float, help="scale mode: seconds of play before the window")
+    p.add_argument("--per-client", type=int, default=2500, help="scale mode: players per load process")
     p.add_argument("--serve-echo", type=int, help=argparse.SUPPRESS)
     p.add_argument("--measure-memory", type=int, help=argparse.SUPPRESS)
     return p
@@ -58,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.measure_memory:
         print(json.dumps(asyncio.run(measure_service_memory(args.measure_memory))))
         return 0
+    if args.scale:
+        return _scale(args)
     if not 1 <= args.matches <= MAX_MATCHES:
         print(f"error: --matches must be between 1 and {MAX_MATCHES}", file=sys.stderr)
         return 2
@@ -90,9 +107,42 @@ def main(argv: list[str] | None = None) -> int:
         seed=args.seed,
         json_path=args.json_path,
         profile=args.profile,
+        deflate=not args.no_deflate,
     )
     report = asyncio.run(run(opts))
     print(format_report(report))
     if opts.json_path:
         Path(opts.json_path).write_text(json.dumps(report, indent=2, default=str))
+    return 0
+
+
+def _scale(args: argparse.Namespace) -> int:
+    from server.bench.load.scale import MAX_SCALE, ScaleOptions, Variant, format_scale, run_scale
+
+    try:
+        levels = [int(x) for x in args.scale.split(",") if x.strip()]
+    except ValueError:
+        print("error: --scale takes numbers of matches, e.g. 100,1000", file=sys.stderr)
+        return 2
+    if not levels or not all(1 <= n <= MAX_SCALE for n in levels):
+        print(f"error: each --scale level must be between 1 and {MAX_SCALE}", file=sys.stderr)
+        return 2
+    if not 0 < args.duration <= MAX_SECONDS or not 1 <= args.rounds <= 5 or args.per_client < 1:
+        print(f"error: --duration in (0, {MAX_SECONDS}], --rounds 1-5, --per-client >= 1", file=sys.stderr)
+        return 2
+    opts = ScaleOptions(
+        levels=levels,
+        think=args.think,
+        duration=args.duration,
+        warmup=args.warmup,
+        variants=[Variant.parse(v) for v in args.variant] or [Variant("default")],
+        rounds=args.rounds,
+        per_client=args.per_client,
+        deflate=not args.no_deflate,
+        seed=args.seed,
+    )
+    report = asyncio.run(run_scale(opts))
+    print(format_scale(report))
+    if args.json_path:
+        Path(args.json_path).write_text(json.dumps(report, indent=2, default=str))
     return 0

@@ -34,15 +34,27 @@ async def gather_limited(
     return list(await asyncio.gather(*(one(aw) for aw in aws), return_exceptions=return_exceptions))
 
 
+def loopback_address(group: int) -> str:
+    """The loopback address of a group of players: 127.0.0.2 to 127.0.0.251, then 127.0.1.2...
+
+    >>> loopback_address(0), loopback_address(249), loopback_address(250)
+    ('127.0.0.2', '127.0.0.251', '127.0.1.2')
+    """
+    return f"127.0.{group // 250}.{2 + group % 250}"
+
+
 @contextlib.asynccontextmanager
-async def client_sessions(clients: int, url: str) -> AsyncIterator[list[aiohttp.ClientSession]]:
+async def client_sessions(
+    clients: int, url: str, first_group: int = 0
+) -> AsyncIterator[list[aiohttp.ClientSession]]:
     """One client session per group of players, each bound to its own loopback address when
-    the target is 127.0.0.1."""
+    the target is 127.0.0.1 (groups from ``first_group``, when several load processes share
+    the addresses out)."""
     host = urlsplit(url).hostname
     groups = max(1, -(-clients // CLIENTS_PER_ADDRESS))
     sessions = []
-    for g in range(groups):
-        local = (f"127.0.0.{2 + g % 250}", 0) if host == "127.0.0.1" else None
+    for g in range(first_group, first_group + groups):
+        local = (loopback_address(g), 0) if host == "127.0.0.1" else None
         connector = aiohttp.TCPConnector(limit=0, local_addr=local)
         sessions.append(aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=60)))
     try:

@@ -121,7 +121,7 @@ async def measure_service_memory(matches: int, actions_each: int = 12) -> dict[s
             from server.transport.present import view_payload
 
             for _ in range(actions_each):
-                for _ in range(200):  # the computer's turn runs as a task: wait for it
+                for _ in range(10_000):  # the computer's turn runs as a task: wait for it (10 s)
                     busy = live.lock.locked() or live.bot_task is not None
                     if not busy and (live.state.to_act == 0 or live.meta.status != "active"):
                         break

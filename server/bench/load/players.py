@@ -100,6 +100,8 @@ class Player:
         """Seconds to keep trying to reconnect (0: a dropped socket is a failure)."""
         self.reconnects = 0
         self.acks_by_phase: Counter[str] = Counter()
+        self.deflate = True
+        """Offer permessage-deflate on the socket, as browsers do (the server decides)."""
 
     @property
     def headers(self) -> dict[str, str]:
@@ -120,7 +122,9 @@ class Player:
 
     async def _connect(self, base: str) -> aiohttp.ClientWebSocketResponse:
         ws_url = base.replace("http", "ws", 1) + "/ws"
-        return await self.session.ws_connect(ws_url, heartbeat=None, autoping=True, max_msg_size=0)
+        return await self.session.ws_connect(
+            ws_url, heartbeat=None, autoping=True, max_msg_size=0, compress=15 if self.deflate else 0
+        )
 
     async def _reconnect(self) -> None:
         """Back on the same match through any of ``urls``: hello again, and act on the state

@@ -58,6 +58,8 @@ class Options:
     json_path: str | None = None
     server_env: dict[str, str] = field(default_factory=dict)
     profile: str | None = None
+    deflate: bool = True
+    """The players offer permessage-deflate, as browsers do."""
 
 
 async def run(opts: Options) -> dict[str, Any]:
@@ -138,6 +140,8 @@ async def _play_phases(
             )
             for i in range(opts.matches)
         ]
+        for p in players:
+            p.deflate = opts.deflate
         started = time.perf_counter()
         results = await gather_limited([p.setup() for p in players], 50, return_exceptions=True)
         failed = [r for r in results if isinstance(r, BaseException)]

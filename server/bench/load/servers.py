@@ -61,9 +61,11 @@ def start_server(
     env: dict[str, str] | None = None,
     port: int | None = None,
     profile: Path | None = None,
+    root: Path = ROOT,
 ) -> Server:
     """``python -m server`` on loopback (a free port unless given), its output in ``log_dir``;
-    under cProfile, writing ``profile`` when it stops, if given."""
+    under cProfile, writing ``profile`` when it stops, if given; from the checkout at ``root``
+    (another one, to compare a change with what it replaces)."""
     port = port or free_port()
     log_path = log_dir / f"server-{port}.log"
     full_env = {
@@ -76,7 +78,7 @@ def start_server(
         profiler = ["-m", "cProfile", "-o", str(profile)] if profile else []
         process = subprocess.Popen(
             [sys.executable, *profiler, "-m", "server", "--host", "127.0.0.1", "--port", str(port)],
-            cwd=ROOT,
+            cwd=root,
             env=full_env,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -128,4 +130,8 @@ async def scrape_metrics(url: str) -> dict[str, float]:
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
             out[sample.name] = out.get(sample.name, 0.0) + sample.value
+            if sample.labels:
+                labels = ",".join(f"{k}={v}" for k, v in sorted(sample.labels.items()))
+                key = f"{sample.name}{{{labels}}}"
+                out[key] = out.get(key, 0.0) + sample.value
     return out

@@ -1,0 +1,284 @@
+"""The scale mode of the load benchmark: ``python -m server.bench load --scale 100,1000,3000,10000``.
+
+For each number of live matches it starts a fresh server (SQLite in a temporary folder, on
+loopback), has load processes (:mod:`server.bench.load.scale_client`, at most
+``per_client`` players each) set the matches up against the computer, lets them play at a
+human pace (``think``, 5 s by default) and, after a warm-up, measures over a window of
+``duration`` seconds: server CPU per player action (with the computer's reply), ack latency,
+the collector's pauses over 20 ms (from ``/metrics``, timed with ``gc.callbacks``) and the
+server's memory per live match (RSS growth over the matches and their sockets).
+
+With ``variants`` (``name:KEY=VALUE,...``; ``root=DIR`` runs the server from another checkout,
+any other key is an environment variable of the server) every level runs each variant in turn,
+``rounds`` times: before and after a change, interleaved in one run, so the machine's noise
+falls on both alike. Bounded: at most 10,000 matches, 600 s per window, loopback only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from server.bench.load.figures import percentile
+from server.bench.load.measure import cpu_seconds, rss_bytes
+from server.bench.load.servers import ROOT, scrape_metrics, start_server, stop_server, wait_healthy
+
+MAX_SCALE = 10_000
+TARGETS = {"cpu_ratio": 1.15, "p99_ack_ms": 50.0, "slow_gc": 0, "kb_per_match": 40.0}
+
+
+@dataclass
+class Variant:
+    name: str
+    env: dict[str, str] = field(default_factory=dict)
+    root: Path = ROOT
+
+    @staticmethod
+    def parse(spec: str) -> Variant:
+        """``name:KEY=VALUE,KEY=VALUE`` (``root=DIR``: the checkout to run the server from).
+
+        >>> Variant.parse("old:root=/tmp/base,GINRUMMY_UVLOOP=0")
+        Variant(name='old', env={'GINRUMMY_UVLOOP': '0'}, root=PosixPath('/tmp/base'))
+        """
+        name, _, rest = spec.partition(":")
+        env: dict[str, str] = {}
+        root = ROOT
+        for item in filter(None, rest.split(",")):
+            key, _, value = item.partition("=")
+            if key == "root":
+                root = Path(value)
+            else:
+                env[key] = value
+        return Variant(name or "default", env, root)
+
+
+@dataclass
+class ScaleOptions:
+    levels: list[int]
+    think: float = 5.0
+    duration: float = 20.0
+    warmup: float | None = None
+    """Seconds of play before the window (default: 1.5 x think, until every player has acted)."""
+    variants: list[Variant] = field(default_factory=lambda: [Variant("default")])
+    rounds: int = 1
+    per_client: int = 2500
+    deflate: bool = True
+    seed: int = 1
+    setup_timeout: float = 1200.0
+
+
+async def _client(url: str, first: int, count: int, opts: ScaleOptions) -> asyncio.subprocess.Process:
+    args = [
+        "-m", "server.bench.load.scale_client", url, "--first", str(first), "--count", str(count),
+        "--think", str(opts.think), "--seed", str(opts.seed),
+    ]  # fmt: skip
+    if not opts.deflate:
+        args.append("--no-deflate")
+    return await asyncio.create_subprocess_exec(
+        sys.executable, *args, cwd=ROOT, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+    )
+
+
+async def run_level(matches: int, variant: Variant, opts: ScaleOptions, log_dir: Path) -> dict[str, Any]:
+    """One server, ``matches`` live matches, measured over the window."""
+    env = {"GINRUMMY_BOT_DELAY": "0", "GINRUMMY_LOG_LEVEL": "info", **variant.env}
+    db = log_dir / f"scale-{matches}-{variant.name}-{time.monotonic_ns()}.db"
+    server = start_server(f"sqlite+aiosqlite:///{db}", log_dir, env, root=variant.root)
+    clients: list[asyncio.subprocess.Process] = []
+    try:
+        await wait_healthy(server.url, server.process)
+        assert server.pid is not None
+        await asyncio.sleep(0.5)
+        rss_before = rss_bytes(server.pid) or 0
+        shares = [(f, min(opts.per_client, matches - f)) for f in range(0, matches, opts.per_client)]
+        started = time.perf_counter()
+        clients = [await _client(server.url, f, n, opts) for f, n in shares]
+        for c in clients:
+            assert c.stdout is not None
+            line = await asyncio.wait_for(c.stdout.readline(), opts.setup_timeout)
+            if line.strip() != b"ready":
+                raise RuntimeError(f"a load process failed during setup: {line!r}")
+        setup_seconds = time.perf_counter() - started
+        warmup = opts.think * 1.5 if opts.warmup is None else opts.warmup
+        t0 = time.time() + warmup + 0.5
+        t1 = t0 + opts.duration
+        for c in clients:
+            assert c.stdin is not None
+            c.stdin.write(f"go {t0} {t1}\n".encode())
+            await c.stdin.drain()
+        await asyncio.sleep(max(0.0, t0 - time.time()))
+        cpu0, m0 = cpu_seconds(server.pid), await scrape_metrics(server.url)
+        await asyncio.sleep(max(0.0, t1 - time.time()))
+        cpu1, m1 = cpu_seconds(server.pid), await scrape_metrics(server.url)
+        rss_live = rss_bytes(server.pid) or 0
+        for c in clients:
+            assert c.stdin is not None
+            c.stdin.write(b"stop\n")
+            await c.stdin.drain()
+        outs = []
+        for c in clients:
+            assert c.stdout is not None
+            outs.append(
+                json.loads((await asyncio.wait_for(c.stdout.read(), 120)).decode().strip().splitlines()[-1])
+            )
+            await c.wait()
+    finally:
+        for c in clients:
+            if c.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    c.kill()
+                await c.wait()
+        stop_server(server)
+    acked = sum(o["acked"] for o in outs)
+    ack_ms = [x for o in outs for x in o["ack_ms"]]
+    reply_ms = [x for o in outs for x in o["reply_ms"]]
+    live = m1.get("ginrummy_live_matches", 0.0)
+    server_cpu = (cpu1 or 0.0) - (cpu0 or 0.0)
+    errors: dict[str, int] = {}
+    for o in outs:
+        for k, v in o["errors"].items():
+            errors[k] = errors.get(k, 0) + v
+    return {
+        "matches": matches,
+        "variant": variant.name,
+        "setup_seconds": round(setup_seconds, 1),
+        "setup_failures": sum(o["setup_failures"] for o in outs),
+        "load_processes": len(clients),
+        "live_matches": live,
+        "connections": m1.get("ginrummy_ws_connections", 0.0),
+        "window_seconds": opts.duration,
+        "acked": acked,
+        "actions_per_second": acked / opts.duration,
+        "server_cores": server_cpu / opts.duration,
+        "server_cpu_ms_per_action": 1000 * server_cpu / acked if acked else None,
+        "client_cores": sum(o["cpu_seconds"] for o in outs) / opts.duration,
+        "ack_p50_ms": percentile(ack_ms, 50),
+        "ack_p99_ms": percentile(ack_ms, 99),
+        "ack_max_ms": max(ack_ms) if ack_ms else None,
+        "reply_p99_ms": percentile(reply_ms, 99),
+        "gc_slow_pauses": m1.get("ginrummy_gc_slow_pauses_total", 0.0) - m0.get("ginrummy_gc_slow_pauses_total", 0.0),
+        "gc_pauses": m1.get("ginrummy_gc_pause_seconds_count", 0.0) - m0.get("ginrummy_gc_pause_seconds_count", 0.0),
+        "gc_pause_max_ms": 1000 * m1["ginrummy_gc_pause_max_seconds"] if "ginrummy_gc_pause_max_seconds" in m1 else None,
+        "gc_slow_pauses_cpu": _delta(m0, m1, "ginrummy_gc_slow_pauses_cpu_total"),
+        "gc_pause_max_cpu_ms": 1000 * m1["ginrummy_gc_pause_max_cpu_seconds"] if "ginrummy_gc_pause_max_cpu_seconds" in m1 else None,
+        "commit_mean_ms": _mean_ms(m0, m1, "ginrummy_commit_seconds"),
+        "action_mean_ms": _mean_ms(m0, m1, "ginrummy_action_seconds"),
+        "kb_per_live_match": (rss_live - rss_before) / max(1.0, live) / 1024,
+        "errors": errors,
+        "failures": [f for o in outs for f in o["failures"]][:3],
+    }  # fmt: skip
+
+
+def _delta(m0: dict[str, float], m1: dict[str, float], name: str) -> float:
+    return m1.get(name, 0.0) - m0.get(name, 0.0)
+
+
+def _mean_ms(m0: dict[str, float], m1: dict[str, float], name: str) -> float | None:
+    """A histogram's mean over the window, in milliseconds."""
+    count = _delta(m0, m1, f"{name}_count")
+    return 1000 * _delta(m0, m1, f"{name}_sum") / count if count else None
+
+
+async def run_scale(opts: ScaleOptions) -> dict[str, Any]:
+    """Every level, every variant in turn, ``rounds`` times; the medians by level and variant."""
+    runs: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="gin-scale-") as tmp:
+        for _ in range(opts.rounds):
+            for level in opts.levels:
+                for variant in opts.variants:
+                    runs.append(await run_level(level, variant, opts, Path(tmp)))
+                    print(format_run(runs[-1]), file=sys.stderr, flush=True)
+    table = []
+    for level in opts.levels:
+        for variant in opts.variants:
+            mine = [r for r in runs if r["matches"] == level and r["variant"] == variant.name]
+            table.append(_median_row(mine))
+    return {"options": _options(opts), "runs": runs, "table": table, "verdict": scale_verdict(table, opts)}
+
+
+def _options(opts: ScaleOptions) -> dict[str, Any]:
+    out = dict(opts.__dict__)
+    out["variants"] = [{"name": v.name, "env": v.env, "root": str(v.root)} for v in opts.variants]
+    return out
+
+
+def _median_row(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    row = dict(runs[0])
+    for key, value in runs[0].items():
+        values = [r[key] for r in runs if isinstance(r[key], int | float) and not isinstance(r[key], bool)]
+        if isinstance(value, int | float) and len(values) == len(runs):
+            row[key] = statistics.median(values)
+    row["rounds"] = len(runs)
+    return row
+
+
+def scale_verdict(table: list[dict[str, Any]], opts: ScaleOptions) -> dict[str, Any]:
+    """Per variant: CPU per action at the largest level over the smallest, and the targets at the
+    largest level."""
+    out: dict[str, Any] = {}
+    for variant in opts.variants:
+        rows = sorted((r for r in table if r["variant"] == variant.name), key=lambda r: r["matches"])
+        low, high = rows[0], rows[-1]
+        a, b = low["server_cpu_ms_per_action"], high["server_cpu_ms_per_action"]
+        ratio = b / a if a and b else None
+        out[variant.name] = {
+            "levels": f"{low['matches']} -> {high['matches']}",
+            "cpu_ratio": ratio,
+            "cpu_ratio_met": ratio is not None and ratio <= TARGETS["cpu_ratio"],
+            "ack_p99_ms": high["ack_p99_ms"],
+            "ack_p99_met": high["ack_p99_ms"] is not None and high["ack_p99_ms"] <= TARGETS["p99_ack_ms"],
+            "gc_slow_pauses": high["gc_slow_pauses"],
+            "gc_met": high["gc_slow_pauses"] <= TARGETS["slow_gc"],
+            "gc_slow_pauses_cpu": high.get("gc_slow_pauses_cpu"),
+            "kb_per_live_match": high["kb_per_live_match"],
+            "kb_met": high["kb_per_live_match"] <= TARGETS["kb_per_match"],
+        }
+    return out
+
+
+def _f(x: Any, digits: int = 1) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def format_run(r: dict[str, Any]) -> str:
+    return (
+        f"{r['matches']:>6} {r['variant']:<10} live {r['live_matches']:>6.0f}  "
+        f"{r['actions_per_second']:>6.0f}/s  cpu/action {_f(r['server_cpu_ms_per_action'], 3):>6} ms  "
+        f"cores {_f(r['server_cores'], 2)}  ack p50 {_f(r['ack_p50_ms'])} p99 {_f(r['ack_p99_ms'])} "
+        f"max {_f(r['ack_max_ms'])} ms  commit {_f(r.get('commit_mean_ms'))} ms  "
+        f"gc>20ms {r['gc_slow_pauses']:.0f} (max {_f(r['gc_pause_max_ms'])} ms; "
+        f"by CPU time {_f(r.get('gc_slow_pauses_cpu'), 0)}, max {_f(r.get('gc_pause_max_cpu_ms'))} ms)  "
+        f"{_f(r['kb_per_live_match'])} KB/match  load gen {_f(r['client_cores'], 2)} cores  "
+        f"setup {r['setup_seconds']} s  "
+        f"errors {sum(r['errors'].values())}"
+    )
+
+
+def format_scale(report: dict[str, Any]) -> str:
+    o = report["options"]
+    lines = [
+        f"scale: {', '.join(map(str, o['levels']))} live matches vs the computer, think {o['think']} s, "
+        f"window {o['duration']} s, {o['rounds']} round(s), deflate offered: {o['deflate']}; "
+        f"variants interleaved: {', '.join(v['name'] for v in o['variants'])}",
+        "matches variant    live   acked/s  server CPU per action  cores  ack latency  GC pauses  memory",
+    ]
+    lines += [format_run(r) for r in report["table"]]
+    lines.append("targets (at the largest level; CPU per action against the smallest):")
+    for name, v in report["verdict"].items():
+        mark = {True: "met", False: "MISSED"}
+        lines.append(
+            f"  {name}: CPU {v['levels']}: {_f(v['cpu_ratio'], 2)}x (<= {TARGETS['cpu_ratio']}) "
+            f"{mark[v['cpu_ratio_met']]}; ack p99 {_f(v['ack_p99_ms'])} ms (<= {TARGETS['p99_ack_ms']:.0f}) "
+            f"{mark[v['ack_p99_met']]}; GC pauses > 20 ms {v['gc_slow_pauses']:.0f} (0) {mark[v['gc_met']]} "
+            f"({_f(v['gc_slow_pauses_cpu'], 0)} by CPU time); "
+            f"{_f(v['kb_per_live_match'])} KB per live match (<= {TARGETS['kb_per_match']:.0f}) {mark[v['kb_met']]}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,125 @@
+"""The garbage collector: its pauses, timed with ``gc.callbacks`` and exported as metrics, and
+the freeze that keeps them short.
+
+A full collection walks every tracked object in the oldest generation: with thousands of live
+matches (their states, sockets and tasks) one took 0.2-0.8 s, the worst latency a player saw,
+however few of them were garbage. So after the collector has collected the young generations
+by itself (generation 1 or 2), what survived is frozen (``gc.freeze``: moved to the permanent
+generation, which no collection walks again), at most once per ``freeze_every`` seconds. That
+adds no collection of its own; the oldest generation stays small, and so do full collections.
+Frozen objects are still freed by reference counting when a match ends; only a reference cycle
+among them would never be collected, and the hot path makes none
+(``tests/scale/test_garbage.py``).
+
+The server process installs this once (``python -m server``), so ``/metrics`` shows how often
+the collector ran, how long it paused the loop (wall and CPU time), the longest pause, how
+many went past :data:`SLOW` (the scale target: none), and the freezes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+SLOW = 0.020
+"""A pause longer than this (seconds) is counted as slow."""
+
+BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
+
+
+class GcWatch:
+    """Times each collection from its ``start`` to its ``stop`` callback."""
+
+    def __init__(self, registry: CollectorRegistry, freeze_every: float = 0.0) -> None:
+        self.freeze_every = freeze_every
+        self.freezes = Counter(
+            "ginrummy_gc_freezes", "Survivors of the young generations frozen", registry=registry
+        )
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._last_freeze = -1e9
+        self._freeze_pending = False
+        self.pauses = Histogram(
+            "ginrummy_gc_pause_seconds",
+            "Garbage-collector pauses, by generation",
+            ["generation"],
+            buckets=BUCKETS,
+            registry=registry,
+        )
+        self.slow = Counter(
+            "ginrummy_gc_slow_pauses",
+            f"Garbage-collector pauses over {SLOW * 1000:.0f} ms",
+            registry=registry,
+        )
+        self.longest = Gauge(
+            "ginrummy_gc_pause_max_seconds", "The longest garbage-collector pause so far", registry=registry
+        )
+        # The same in the thread's CPU time: on a busy machine a pause's wall time includes
+        # the time the process waited for a core; its CPU time is the collector's own work.
+        self.slow_cpu = Counter(
+            "ginrummy_gc_slow_pauses_cpu",
+            f"Garbage-collector pauses over {SLOW * 1000:.0f} ms of CPU time",
+            registry=registry,
+        )
+        self.longest_cpu = Gauge(
+            "ginrummy_gc_pause_max_cpu_seconds",
+            "The most CPU time one garbage-collector pause took so far",
+            registry=registry,
+        )
+        self._started = 0.0
+        self._started_cpu = 0.0
+        self._max = 0.0
+        self._max_cpu = 0.0
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+            self._started_cpu = time.thread_time()
+            return
+        pause = time.perf_counter() - self._started
+        cpu = time.thread_time() - self._started_cpu
+        if cpu > SLOW:
+            self.slow_cpu.inc()
+        if cpu > self._max_cpu:
+            self._max_cpu = cpu
+            self.longest_cpu.set(cpu)
+        self.pauses.labels(str(info.get("generation", "?"))).observe(pause)
+        if pause > SLOW:
+            self.slow.inc()
+        if pause > self._max:
+            self._max = pause
+            self.longest.set(pause)
+        if (
+            self.freeze_every > 0
+            and info.get("generation", 0) >= 1
+            and not self._freeze_pending
+            and self._loop is not None
+            and time.monotonic() - self._last_freeze >= self.freeze_every
+        ):
+            # Not from inside the collector (it may run on any thread): on the loop, next.
+            self._freeze_pending = True
+            try:
+                self._loop.call_soon_threadsafe(self.freeze)
+            except RuntimeError:  # the loop is closed (shutting down): no more freezing
+                self._loop = None
+
+    def freeze(self) -> None:
+        """Move every object the collector tracks into the permanent generation."""
+        self._freeze_pending = False
+        self._last_freeze = time.monotonic()
+        gc.freeze()
+        self.freezes.inc()
+
+    def install(self, loop: asyncio.AbstractEventLoop | None = None) -> GcWatch:
+        """Start timing (and freezing, on ``loop``, when ``freeze_every`` is set)."""
+        self._loop = loop
+        if self not in gc.callbacks:
+            gc.callbacks.append(self)
+        return self
+
+    def remove(self) -> None:
+        if self in gc.callbacks:
+            gc.callbacks.remove(self)

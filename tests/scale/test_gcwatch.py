@@ -1,0 +1,88 @@
+"""The collector's pauses reach /metrics: every collection is timed and slow ones counted."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+from prometheus_client import CollectorRegistry
+
+from server.transport.gcwatch import GcWatch
+
+
+def test_every_collection_is_timed_and_a_slow_one_is_counted():
+    registry = CollectorRegistry()
+    watch = GcWatch(registry).install()
+    try:
+        gc.collect()
+        gc.collect(0)
+    finally:
+        watch.remove()
+    assert watch not in gc.callbacks
+    count = registry.get_sample_value
+    assert count("ginrummy_gc_pause_seconds_count", {"generation": "2"}) == 1
+    assert count("ginrummy_gc_pause_seconds_count", {"generation": "0"}) == 1
+    assert count("ginrummy_gc_pause_max_seconds") > 0
+    assert count("ginrummy_gc_pause_max_cpu_seconds") >= 0
+    # A pause past the limit, told by the callbacks as the collector would.
+    slow_before = count("ginrummy_gc_slow_pauses_total")
+    slow_cpu_before = count("ginrummy_gc_slow_pauses_cpu_total")
+    watch._started = watch._started_cpu = -1.0  # the collection "started" long ago
+    watch("stop", {"generation": 2})
+    assert count("ginrummy_gc_slow_pauses_total") == slow_before + 1
+    assert count("ginrummy_gc_slow_pauses_cpu_total") == slow_cpu_before + 1
+
+
+async def test_the_survivors_of_a_young_collection_are_frozen_on_the_loop_and_never_when_off():
+    import asyncio
+
+    class Match:
+        pass
+
+    loop = asyncio.get_running_loop()
+    gc.unfreeze()
+    try:
+        off = GcWatch(CollectorRegistry(), freeze_every=0).install(loop)
+        kept = [[i] for i in range(1000)]  # long-lived objects (lists are tracked)
+        one = Match()
+        alive = weakref.ref(one)
+        gc.collect(1)
+        await asyncio.sleep(0.01)
+        off.remove()
+        assert gc.get_freeze_count() == 0
+
+        registry = CollectorRegistry()
+        on = GcWatch(registry, freeze_every=3600).install(loop)
+        try:
+            gc.collect(0)  # only the youngest: nothing frozen
+            await asyncio.sleep(0.01)
+            assert gc.get_freeze_count() == 0
+            gc.collect(1)
+            await asyncio.sleep(0.01)  # frozen on the loop, after the collection
+            frozen = gc.get_freeze_count()
+            assert frozen >= len(kept)
+            gc.collect(1)  # within freeze_every of the last one: not again
+            await asyncio.sleep(0.01)
+            assert registry.get_sample_value("ginrummy_gc_freezes_total") == 1
+        finally:
+            on.remove()
+        # A frozen object is still freed by reference counting when its last reference goes.
+        assert alive() is one
+        del one
+        assert alive() is None
+    finally:
+        gc.unfreeze()
+
+
+def test_a_collection_after_the_loop_closed_raises_nothing():
+    import asyncio
+
+    loop = asyncio.new_event_loop()
+    watch = GcWatch(CollectorRegistry(), freeze_every=0.001).install(loop)
+    loop.close()
+    try:
+        watch("start", {"generation": 1})
+        watch("stop", {"generation": 1})  # would schedule a freeze on the closed loop
+    finally:
+        watch.remove()
+    assert watch._loop is None

@@ -1,0 +1,38 @@
+"""The scale mode of the load benchmark, run tiny: two variants interleaved, two load processes;
+it runs, and prints every figure (no timing target is checked here)."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.bench.load.scale import ScaleOptions, Variant, format_scale, run_scale
+
+pytestmark = pytest.mark.slow
+
+
+async def test_the_scale_mode_runs_every_level_and_variant_and_prints_its_figures():
+    opts = ScaleOptions(
+        levels=[6],
+        think=0.2,
+        duration=1.0,
+        warmup=0.5,
+        variants=[
+            Variant.parse("plain:GINRUMMY_UVLOOP=0"),
+            Variant.parse("compressed:GINRUMMY_WS_COMPRESS=1"),
+        ],
+        per_client=4,  # 6 matches: two load processes
+    )
+    report = await run_scale(opts)
+    assert [(r["matches"], r["variant"]) for r in report["runs"]] == [
+        (6, "plain"), (6, "compressed"),
+    ]  # fmt: skip
+    for r in report["runs"]:
+        assert r["setup_failures"] == 0 and not r["failures"] and not r["errors"], r
+        assert r["live_matches"] == r["matches"] == r["connections"]
+        assert r["acked"] > 0 and r["server_cpu_ms_per_action"] > 0
+        assert r["ack_p99_ms"] is not None and r["gc_pause_max_ms"] is not None
+    assert report["runs"][-1]["load_processes"] == 2
+    text = format_scale(report)
+    print(text)
+    for figure in ("cpu/action", "ack p50", "gc>20ms", "KB/match", "plain: CPU 6 -> 6"):
+        assert figure in text

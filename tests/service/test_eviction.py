@@ -1,0 +1,62 @@
+"""The live-match cache keeps at most ``max_live`` matches, dropping idle ones; when busy matches
+alone exceed the bound it looks again only after a pause, so a new match does not walk every
+live one (10,000 at scale)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from server.rules import new_match
+from server.service.clock import FakeClock
+from server.service.live import EVICT_PAUSE, LiveMatch, MatchCache
+from server.service.ports import MatchMeta
+
+
+def _live(n: int) -> LiveMatch:
+    now = datetime.now(UTC)
+    state = new_match("house", f"s{n}", 0)
+    meta = MatchMeta(
+        f"m_{n}", "house", "human", None, state.seed, 0, "active", 0,
+        ["p_1", "p_2"], ["Ada", "Bo"], "", None, 1, [0, 0], [0, 0], None, None, None, now, now,
+    )  # fmt: skip
+    return LiveMatch(meta, state, 0, {})
+
+
+class _Socket:
+    seat = 0
+
+    def deliver(self, update: object) -> None:
+        pass
+
+
+async def test_idle_matches_go_and_busy_ones_past_the_bound_pause_the_search():
+    clock = FakeClock()
+    cache = MatchCache(None, clock, max_live=2, make_bot=lambda m: None, on_loaded=lambda lv: None)  # type: ignore[arg-type]
+    busy = []
+    for i in range(3):
+        lv = cache.remember(_live(i))
+        lv.subscribers.add(_Socket())  # a socket on it: in use
+        busy.append(lv)
+        await clock.advance(0.001)
+    assert len(cache) == 3  # over the bound, all busy
+    # Busy ones exceed the bound: the search found nothing to drop and pauses; within the
+    # pause nothing is searched or dropped, even once there is an idle one.
+    busy[0].subscribers.clear()
+    cache.remember(_live(3))
+    await clock.advance(EVICT_PAUSE / 2)
+    cache.remember(_live(4))
+    assert len(cache) == 5
+    await clock.advance(EVICT_PAUSE)
+    newest = cache.remember(_live(5))
+    # The idle ones went, oldest first, but never the one just remembered; the busy ones stay.
+    assert sorted(lv.match_id for lv in cache) == ["m_1", "m_2", "m_5"]
+    assert newest.match_id in cache
+
+
+async def test_under_the_bound_every_new_match_evicts_at_once():
+    clock = FakeClock()
+    cache = MatchCache(None, clock, max_live=2, make_bot=lambda m: None, on_loaded=lambda lv: None)  # type: ignore[arg-type]
+    for i in range(5):
+        cache.remember(_live(i))
+        await clock.advance(0.001)
+    assert sorted(lv.match_id for lv in cache) == ["m_3", "m_4"]  # the newest, kept
