@@ -37,6 +37,8 @@ expected-draw term in the quick score) trade strength for speed: tests use small
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from server.rules import Discard, Knock, SeatView
 from server.rules.cards import DECK, VALUES
 from server.rules.melds import discard_deadwoods, min_deadwood
@@ -63,6 +65,9 @@ class HardBot(Bot):
         margin: int = 8,
         knock_bias: int = -6,
         keep: int = 2,
+        clue_turns: int = 99,
+        opp_gin_after: int = 99,
+        match_bonus: int = 0,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:
@@ -75,6 +80,9 @@ class HardBot(Bot):
         self.margin = margin
         self.knock_bias = knock_bias
         self.keep = keep
+        self.clue_turns = clue_turns
+        self.opp_gin_after = opp_gin_after
+        self.match_bonus = match_bonus
 
     def __repr__(self) -> str:
         return f"HardBot({self.seed!r}, worlds={self.worlds}, candidates={self.candidates})"
@@ -84,7 +92,8 @@ class HardBot(Bot):
     def _sample(self, view: SeatView, k: Knowledge, worlds: int) -> list[tuple[int, list[int]]]:
         """``worlds`` guesses at the hidden cards: (opponent's hand, stock top first)."""
         weights = k.weights()
-        return [k.sample(self.rng, weights, view.knock_limit) for _ in range(worlds)]
+        turns = None if self.clue_turns >= 99 else self.clue_turns
+        return [k.sample(self.rng, weights, view.knock_limit, knock_turns=turns) for _ in range(worlds)]
 
     # --- draw ---------------------------------------------------------------------------------
 
@@ -126,12 +135,21 @@ class HardBot(Bot):
         worlds = self._sample(view, k, self.worlds)
         me = view.seat
         assert me is not None
+        # The opponent's knock in the playouts: at its first chance, or (past ``opp_gin_after``
+        # turns of its own) only with gin, as a player holding out for gin does.
+        opp_knock = 0 if len(k.opp_discards) >= self.opp_gin_after else limit
 
-        def play(c: int, part: list[tuple[int, list[int]]]) -> int:
-            total = 0
+        worth = self._worth(view)
+
+        def play(c: int, part: list[tuple[int, list[int]]]) -> float:
+            total = 0.0
             for opp_hand, stock in part:
                 if len(stock) > 2:  # else a plain discard now ends the hand: dead, 0
-                    total += play_on(view, hand & ~(1 << c), opp_hand, stock, [*k.pile, c], 1 - me, memo)
+                    total += worth(
+                        play_on(
+                            view, hand & ~(1 << c), opp_hand, stock, [*k.pile, c], 1 - me, memo, opp_knock
+                        )
+                    )
             return total
 
         # Playouts are noisy at this budget; the quick score carries the opponent model (feeding)
@@ -159,7 +177,11 @@ class HardBot(Bot):
             for kc in (c.index for c, dw in options.items() if dw == least):
                 left = hand & ~(1 << kc)
                 total = sum(
-                    with_box(settle_points(left, opp_hand, rules, limit, view.multiplier), rules.box_bonus)
+                    worth(
+                        with_box(
+                            settle_points(left, opp_hand, rules, limit, view.multiplier), rules.box_bonus
+                        )
+                    )
                     for opp_hand, _ in worlds
                 )
                 values[("knock", kc)] = total / n + self.knock_bias
@@ -167,6 +189,25 @@ class HardBot(Bot):
             values.items(), key=lambda kv: (kv[1], kv[0][0] == "knock", -scored.get(kv[0][1], 0.0), kv[0][1])
         )
         return Knock(DECK[card]) if kind == "knock" else Discard(DECK[card])
+
+    def _worth(self, view: SeatView) -> Callable[[int], float]:
+        """What a hand's points (for this seat; negative: for the opponent) are worth in this
+        match. With ``match_bonus`` and no box bonus (``house``: only winning the match counts),
+        points past the target are worth nothing and reaching it is worth ``match_bonus`` more;
+        otherwise points are points."""
+        me = view.seat
+        if not self.match_bonus or view.rules.box_bonus or me is None:
+            return float
+        target = view.rules.target
+        mine, theirs = target - view.scores[me], target - view.scores[1 - me]
+        bonus = self.match_bonus
+
+        def worth(points: int) -> float:
+            if points >= 0:
+                return min(points, mine) + (bonus if points >= mine else 0)
+            return -(min(-points, theirs) + (bonus if -points >= theirs else 0))
+
+        return worth
 
     def _quick_scores(
         self, view: SeatView, hand: int, k: Knowledge, probs: dict[int, float], memo: Memo
@@ -212,7 +253,14 @@ def with_box(points: int, box_bonus: int) -> int:
 
 
 def play_on(
-    view: SeatView, mine: int, theirs: int, stock: list[int], pile: list[int], to_act: int, memo: Memo
+    view: SeatView,
+    mine: int,
+    theirs: int,
+    stock: list[int],
+    pile: list[int],
+    to_act: int,
+    memo: Memo,
+    opp_knock: int | None = None,
 ) -> int:
     """Points for the view's seat (box bonus included) of playing one sampled world out greedily
     from the next draw (:func:`.sim.playout`), with the hand's own knock limit and multiplier:
@@ -221,6 +269,7 @@ def play_on(
     me = view.seat
     limit = view.knock_limit
     rules = view.rules
+    theirs_at = limit if opp_knock is None else opp_knock
     net = playout(
         [mine, theirs] if me == 0 else [theirs, mine],
         stock[::-1],
@@ -231,7 +280,7 @@ def play_on(
         rules,
         limit,
         view.multiplier,
-        (limit, limit),
+        (limit, theirs_at) if me == 0 else (theirs_at, limit),
         memo=memo,
     )
     return with_box(net if me == 0 else -net, rules.box_bonus)

@@ -108,6 +108,7 @@ class HandState:
         "phase",
         "result",
         "rules",
+        "scores",
         "starter",
         "stock",
         "stock_only",
@@ -142,6 +143,8 @@ class HandState:
         self.result: HandResult | None = None
         self._options: dict[int, int] | None = None
         self._knockable = -1
+        self.scores = (0, 0)
+        """The match score of each seat when this hand was dealt (the match sets it)."""
 
     # --- inspection ---------------------------------------------------------------------------
 
@@ -375,6 +378,7 @@ class HandState:
             result=self.result,
             knock_limit=self.knock_limit,
             multiplier=self.multiplier,
+            scores=self.scores,
             discard_deadwood=tuple(sorted(self.knock_options().items()))
             if own and seat == self.to_act
             else (),

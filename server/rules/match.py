@@ -114,6 +114,7 @@ class MatchState:
         number = len(self.log) + 1
         seed = f"{self.seed}:{number}"
         hand = deal(self.rules, starter, seed)
+        hand.scores = (self.scores[0], self.scores[1])
         self.log.append(
             HandLog(
                 number,
