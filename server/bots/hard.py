@@ -21,6 +21,14 @@ How it decides:
   opponent is far away, waits for gin when a knock would likely be undercut, and plays on when
   the simulations say it pays. The bias is negative: a playout plays this seat's future as
   simply as the opponent's (it knocks at its first chance), so it undervalues playing on.
+- Against an opponent who holds out for gin (``opp_gin_after``: once the opponent has discarded
+  that many times, the playouts let it end the hand only with gin; ``opp_mix`` 1: only every
+  other world plays it so, the rest knock at once, a mixture of both kinds of player), the
+  value of playing on counts the gins it would make. ``clue_turns``: the sampler's "it would
+  have knocked if it could" holds only over the opponent's first that many discards.
+- ``match_bonus`` (``house`` only, where just the match counts): points past the target are
+  worth nothing, and reaching it is worth that many points more, for either seat; the view's
+  ``scores`` say how far each seat is from the target.
 - A discard that cannot lower its deadwood is never taken; one that completes a new meld always
   is; any other is taken when it melds with the hand or lets it knock at once. (Simulating
   those draws was measured no better.)
@@ -68,6 +76,7 @@ class HardBot(Bot):
         clue_turns: int = 99,
         opp_gin_after: int = 99,
         match_bonus: int = 0,
+        opp_mix: int = 0,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:
@@ -83,6 +92,7 @@ class HardBot(Bot):
         self.clue_turns = clue_turns
         self.opp_gin_after = opp_gin_after
         self.match_bonus = match_bonus
+        self.opp_mix = opp_mix
 
     def __repr__(self) -> str:
         return f"HardBot({self.seed!r}, worlds={self.worlds}, candidates={self.candidates})"
@@ -136,19 +146,21 @@ class HardBot(Bot):
         me = view.seat
         assert me is not None
         # The opponent's knock in the playouts: at its first chance, or (past ``opp_gin_after``
-        # turns of its own) only with gin, as a player holding out for gin does.
-        opp_knock = 0 if len(k.opp_discards) >= self.opp_gin_after else limit
+        # turns of its own) only with gin, as a player holding out for gin does; with
+        # ``opp_mix``, only every other world plays that gin-holder (a mixture of both kinds).
+        gin_holder = len(k.opp_discards) >= self.opp_gin_after
+        opp_knock = [0 if gin_holder and not (self.opp_mix and j % 2) else limit for j in range(len(worlds))]
 
         worth = self._worth(view)
 
-        def play(c: int, part: list[tuple[int, list[int]]]) -> float:
+        def play(c: int, lo: int, hi: int) -> float:
             total = 0.0
-            for opp_hand, stock in part:
+            rest = hand & ~(1 << c)
+            for j in range(lo, hi):
+                opp_hand, stock = worlds[j]
                 if len(stock) > 2:  # else a plain discard now ends the hand: dead, 0
                     total += worth(
-                        play_on(
-                            view, hand & ~(1 << c), opp_hand, stock, [*k.pile, c], 1 - me, memo, opp_knock
-                        )
+                        play_on(view, rest, opp_hand, stock, [*k.pile, c], 1 - me, memo, opp_knock[j])
                     )
             return total
 
@@ -162,16 +174,16 @@ class HardBot(Bot):
             # Every candidate plays half the samples; only the best few play the other half (this
             # caps the slowest decisions, which set the response time, at little cost).
             half = n // 2
-            sums = {c: play(c, worlds[:half]) for c in candidates}
+            sums = {c: play(c, 0, half) for c in candidates}
             first = {c: sums[c] / half - penalty[c] for c in candidates}
             best = sorted(candidates, key=lambda c: (-first[c], scored[c], c))[: self.keep]
             for c in candidates:
                 values[("discard", c)] = (
-                    (sums[c] + play(c, worlds[half:])) / n - penalty[c] if c in best else first[c]
+                    (sums[c] + play(c, half, n)) / n - penalty[c] if c in best else first[c]
                 )
         else:
             for c in candidates:
-                values[("discard", c)] = play(c, worlds) / n - penalty[c]
+                values[("discard", c)] = play(c, 0, n) / n - penalty[c]
         if least <= limit:
             # The knock's own discard never reaches the opponent; only the ten cards left count.
             for kc in (c.index for c, dw in options.items() if dw == least):
