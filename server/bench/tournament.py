@@ -1,7 +1,8 @@
 """Bot tournament: ``python -m server.bench tournament A B [options]``.
 
-Plays matches between two of ``easy``, ``normal``, ``hard`` and ``simple`` (OpenSpiel's
-``SimpleGinRummyBot``, from the test-only ``open-spiel`` package) and prints A's match win rate
+Plays matches between two of ``easy``, ``normal``, ``hard``, ``simple`` (OpenSpiel's
+``SimpleGinRummyBot``, from the test-only ``open-spiel`` package) and ``marjj`` (a MARJJ-style
+player that plays for gin after its first turns, :mod:`.marjj`) and prints A's match win rate
 with a 95% Wilson interval, net points per hand, hand outcomes and each player's decision time
 p50/p99.
 
@@ -48,7 +49,19 @@ from server.rules import (
 )
 from server.rules.cards import DECK, VALUES, Card
 
-PLAYERS = (*DIFFICULTIES, "simple")
+from .marjj import MarjjStyle
+
+PLAYERS = (*DIFFICULTIES, "simple", "marjj")
+"""Who can play: the difficulties, OpenSpiel's simple bot and the MARJJ-style benchmark player
+(:mod:`.marjj`; not a difficulty)."""
+
+
+def make_player(name: str, seed: str, hard_options: dict[str, int]) -> Any:
+    """A bot for one seat (not the OpenSpiel bot, which plays from the full hand)."""
+    if name == "marjj":
+        return MarjjStyle(seed)
+    return make_bot(name, seed, **(hard_options if name == "hard" else {}))
+
 
 # OpenSpiel's card index: suit-major in suit order s c d h; ours: c d h s.
 _OS_SUIT = {0: 1, 1: 2, 2: 3, 3: 0}
@@ -158,8 +171,7 @@ def play_match(args: tuple[str, str, str, str, int, int, dict[str, int]]) -> Mat
         if name == "simple":
             players[seat] = OpenSpielSimple()
         else:
-            opts = hard_options if name == "hard" else {}
-            players[seat] = make_bot(name, f"{seed}:{seat}:{name}", **opts)
+            players[seat] = make_player(name, f"{seed}:{seat}:{name}", hard_options)
     simple = [p for p in players.values() if isinstance(p, OpenSpielSimple)]
     match = new_match(RULES[rules], seed, first_starter)
     times: dict[int, list[float]] = {0: [], 1: []}
@@ -227,8 +239,7 @@ def play_deal(args: tuple[str, str, str, str, int, dict[str, int]]) -> tuple[int
                 players[seat] = OpenSpielSimple()
                 players[seat].new_hand(hand, seat)
             else:
-                opts = hard_options if name == "hard" else {}
-                players[seat] = make_bot(name, f"{seed}:{seat}:{name}", **opts)
+                players[seat] = make_player(name, f"{seed}:{seat}:{name}", hard_options)
         simple = [p for p in players.values() if isinstance(p, OpenSpielSimple)]
         while not hand.is_over:
             seat = hand.to_act

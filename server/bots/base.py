@@ -95,4 +95,6 @@ def view_key(view: SeatView) -> str:
     )
     hand = "".join(sorted(c.code for c in view.hand))
     pile = "".join(c.code for c in view.discard_pile)
-    return f"{view.rules.name}|{view.seat}|{view.starter}|{view.phase.value}|{hand}|{pile}|{history}|{view.stock_count}"
+    key = f"{view.rules.name}|{view.seat}|{view.starter}|{view.phase.value}|{hand}|{pile}|{history}|{view.stock_count}"
+    # The match score joins the key only once it is not 0-0, so a first hand keeps its old key.
+    return key if view.scores == (0, 0) else f"{key}|{view.scores[0]}-{view.scores[1]}"

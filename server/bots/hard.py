@@ -21,6 +21,14 @@ How it decides:
   opponent is far away, waits for gin when a knock would likely be undercut, and plays on when
   the simulations say it pays. The bias is negative: a playout plays this seat's future as
   simply as the opponent's (it knocks at its first chance), so it undervalues playing on.
+- Against an opponent who holds out for gin (``opp_gin_after``: once the opponent has discarded
+  that many times, the playouts let it end the hand only with gin; ``opp_mix`` 1: only every
+  other world plays it so, the rest knock at once, a mixture of both kinds of player), the
+  value of playing on counts the gins it would make. ``clue_turns``: the sampler's "it would
+  have knocked if it could" holds only over the opponent's first that many discards.
+- ``match_bonus`` (``house`` only, where just the match counts): points past the target are
+  worth nothing, and reaching it is worth that many points more, for either seat; the view's
+  ``scores`` say how far each seat is from the target.
 - A discard that cannot lower its deadwood is never taken; one that completes a new meld always
   is; any other is taken when it melds with the hand or lets it knock at once. (Simulating
   those draws was measured no better.)
@@ -36,6 +44,8 @@ expected-draw term in the quick score) trade strength for speed: tests use small
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from server.rules import Discard, Knock, SeatView
 from server.rules.cards import DECK, VALUES
@@ -63,6 +73,10 @@ class HardBot(Bot):
         margin: int = 8,
         knock_bias: int = -6,
         keep: int = 2,
+        clue_turns: int = 99,
+        opp_gin_after: int = 99,
+        match_bonus: int = 0,
+        opp_mix: int = 0,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:
@@ -75,6 +89,10 @@ class HardBot(Bot):
         self.margin = margin
         self.knock_bias = knock_bias
         self.keep = keep
+        self.clue_turns = clue_turns
+        self.opp_gin_after = opp_gin_after
+        self.match_bonus = match_bonus
+        self.opp_mix = opp_mix
 
     def __repr__(self) -> str:
         return f"HardBot({self.seed!r}, worlds={self.worlds}, candidates={self.candidates})"
@@ -84,7 +102,8 @@ class HardBot(Bot):
     def _sample(self, view: SeatView, k: Knowledge, worlds: int) -> list[tuple[int, list[int]]]:
         """``worlds`` guesses at the hidden cards: (opponent's hand, stock top first)."""
         weights = k.weights()
-        return [k.sample(self.rng, weights, view.knock_limit) for _ in range(worlds)]
+        turns = None if self.clue_turns >= 99 else self.clue_turns
+        return [k.sample(self.rng, weights, view.knock_limit, knock_turns=turns) for _ in range(worlds)]
 
     # --- draw ---------------------------------------------------------------------------------
 
@@ -126,12 +145,23 @@ class HardBot(Bot):
         worlds = self._sample(view, k, self.worlds)
         me = view.seat
         assert me is not None
+        # The opponent's knock in the playouts: at its first chance, or (past ``opp_gin_after``
+        # turns of its own) only with gin, as a player holding out for gin does; with
+        # ``opp_mix``, only every other world plays that gin-holder (a mixture of both kinds).
+        gin_holder = len(k.opp_discards) >= self.opp_gin_after
+        opp_knock = [0 if gin_holder and not (self.opp_mix and j % 2) else limit for j in range(len(worlds))]
 
-        def play(c: int, part: list[tuple[int, list[int]]]) -> int:
-            total = 0
-            for opp_hand, stock in part:
+        worth = self._worth(view)
+
+        def play(c: int, lo: int, hi: int) -> float:
+            total = 0.0
+            rest = hand & ~(1 << c)
+            for j in range(lo, hi):
+                opp_hand, stock = worlds[j]
                 if len(stock) > 2:  # else a plain discard now ends the hand: dead, 0
-                    total += play_on(view, hand & ~(1 << c), opp_hand, stock, [*k.pile, c], 1 - me, memo)
+                    total += worth(
+                        play_on(view, rest, opp_hand, stock, [*k.pile, c], 1 - me, memo, opp_knock[j])
+                    )
             return total
 
         # Playouts are noisy at this budget; the quick score carries the opponent model (feeding)
@@ -144,22 +174,26 @@ class HardBot(Bot):
             # Every candidate plays half the samples; only the best few play the other half (this
             # caps the slowest decisions, which set the response time, at little cost).
             half = n // 2
-            sums = {c: play(c, worlds[:half]) for c in candidates}
+            sums = {c: play(c, 0, half) for c in candidates}
             first = {c: sums[c] / half - penalty[c] for c in candidates}
             best = sorted(candidates, key=lambda c: (-first[c], scored[c], c))[: self.keep]
             for c in candidates:
                 values[("discard", c)] = (
-                    (sums[c] + play(c, worlds[half:])) / n - penalty[c] if c in best else first[c]
+                    (sums[c] + play(c, half, n)) / n - penalty[c] if c in best else first[c]
                 )
         else:
             for c in candidates:
-                values[("discard", c)] = play(c, worlds) / n - penalty[c]
+                values[("discard", c)] = play(c, 0, n) / n - penalty[c]
         if least <= limit:
             # The knock's own discard never reaches the opponent; only the ten cards left count.
             for kc in (c.index for c, dw in options.items() if dw == least):
                 left = hand & ~(1 << kc)
                 total = sum(
-                    with_box(settle_points(left, opp_hand, rules, limit, view.multiplier), rules.box_bonus)
+                    worth(
+                        with_box(
+                            settle_points(left, opp_hand, rules, limit, view.multiplier), rules.box_bonus
+                        )
+                    )
                     for opp_hand, _ in worlds
                 )
                 values[("knock", kc)] = total / n + self.knock_bias
@@ -167,6 +201,25 @@ class HardBot(Bot):
             values.items(), key=lambda kv: (kv[1], kv[0][0] == "knock", -scored.get(kv[0][1], 0.0), kv[0][1])
         )
         return Knock(DECK[card]) if kind == "knock" else Discard(DECK[card])
+
+    def _worth(self, view: SeatView) -> Callable[[int], float]:
+        """What a hand's points (for this seat; negative: for the opponent) are worth in this
+        match. With ``match_bonus`` and no box bonus (``house``: only winning the match counts),
+        points past the target are worth nothing and reaching it is worth ``match_bonus`` more;
+        otherwise points are points."""
+        me = view.seat
+        if not self.match_bonus or view.rules.box_bonus or me is None:
+            return float
+        target = view.rules.target
+        mine, theirs = target - view.scores[me], target - view.scores[1 - me]
+        bonus = self.match_bonus
+
+        def worth(points: int) -> float:
+            if points >= 0:
+                return min(points, mine) + (bonus if points >= mine else 0)
+            return -(min(-points, theirs) + (bonus if -points >= theirs else 0))
+
+        return worth
 
     def _quick_scores(
         self, view: SeatView, hand: int, k: Knowledge, probs: dict[int, float], memo: Memo
@@ -212,7 +265,14 @@ def with_box(points: int, box_bonus: int) -> int:
 
 
 def play_on(
-    view: SeatView, mine: int, theirs: int, stock: list[int], pile: list[int], to_act: int, memo: Memo
+    view: SeatView,
+    mine: int,
+    theirs: int,
+    stock: list[int],
+    pile: list[int],
+    to_act: int,
+    memo: Memo,
+    opp_knock: int | None = None,
 ) -> int:
     """Points for the view's seat (box bonus included) of playing one sampled world out greedily
     from the next draw (:func:`.sim.playout`), with the hand's own knock limit and multiplier:
@@ -221,6 +281,7 @@ def play_on(
     me = view.seat
     limit = view.knock_limit
     rules = view.rules
+    theirs_at = limit if opp_knock is None else opp_knock
     net = playout(
         [mine, theirs] if me == 0 else [theirs, mine],
         stock[::-1],
@@ -231,7 +292,7 @@ def play_on(
         rules,
         limit,
         view.multiplier,
-        (limit, limit),
+        (limit, theirs_at) if me == 0 else (theirs_at, limit),
         memo=memo,
     )
     return with_box(net if me == 0 else -net, rules.box_bonus)

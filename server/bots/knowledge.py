@@ -192,7 +192,12 @@ class Knowledge:
         return max(0, len(self.opp_discards) - sum(1 for c in self.opp_discards if c in self.opp_taken))
 
     def sample(
-        self, rng: random.Random, weights: dict[int, float], knock_limit: int, tries: int = 4
+        self,
+        rng: random.Random,
+        weights: dict[int, float],
+        knock_limit: int,
+        tries: int = 4,
+        knock_turns: int | None = None,
     ) -> tuple[int, list[int]]:
         """One guess at the hidden cards: (opponent's hand mask, stock order top first).
 
@@ -209,7 +214,8 @@ class Knowledge:
         - A guess is retried (a few times; the most plausible is kept) when it makes a recent
           discard or declined upcard of the opponent's into a meld (it would have taken it), or
           when it could have knocked at its last discard (most players knock when they can;
-          ``knock_limit`` is the hand's own).
+          ``knock_limit`` is the hand's own; ``knock_turns``: only while it has discarded at most
+          that many times, for an opponent who holds out for gin after its first turns).
         """
         k = self.opp_unknown_count
         keep = list(dict.fromkeys(c for c in self.opp_taken if self.opp_known >> c & 1))
@@ -247,7 +253,11 @@ class Knowledge:
             rng.shuffle(stock)
             bad = 0
             dw = deadwood(hand)
-            if self.opp_discards and dw <= knock_limit:
+            if (
+                self.opp_discards
+                and dw <= knock_limit
+                and (knock_turns is None or len(self.opp_discards) <= knock_turns)
+            ):
                 bad += 1  # it would have knocked already
             for c in self.opp_declined[-RECENT_DECLINES:]:
                 if not hand >> c & 1 and deadwood(hand | 1 << c) < dw + VALUES[c]:

@@ -113,6 +113,7 @@ class HandState:
         "phase",
         "result",
         "rules",
+        "scores",
         "starter",
         "stock",
         "stock_only",
@@ -151,6 +152,8 @@ class HandState:
         self._options: dict[int, int] | None = None
         self._knockable = -1
         self._arranged: list[tuple[int, Arrangement] | None] = [None, None]
+        self.scores = (0, 0)
+        """The match score of each seat when this hand was dealt (the match sets it)."""
 
     # --- inspection ---------------------------------------------------------------------------
 
@@ -395,6 +398,7 @@ class HandState:
             result=self.result,
             knock_limit=self.knock_limit,
             multiplier=self.multiplier,
+            scores=self.scores,
             discard_deadwood=tuple(sorted(self.knock_options().items()))
             if own and seat == self.to_act
             else (),

@@ -132,6 +132,7 @@ class MatchState:
         number = len(self.log) + 1
         seed = self.scheme.hand_seed(self.seed, number)
         hand = deal_deck(self.rules, starter, self.scheme.deck(seed))
+        hand.scores = (self.scores[0], self.scores[1])
         self.log.append(
             HandLog(
                 number,

@@ -70,6 +70,9 @@ class SeatView:
     first upcard."""
     multiplier: int = 1
     """What everything this hand scores is multiplied by (set by the rules from the first upcard)."""
+    scores: tuple[int, int] = (0, 0)
+    """The match score of each seat when this hand was dealt (public: both seats see both); a
+    seat is ``rules.target - scores[seat]`` points from winning the match."""
     discard_deadwood: tuple[tuple[Card, int], ...] = ()
     """When this seat must discard: each legal discard and the deadwood the other cards leave
     (a knock is legal when it is within ``knock_limit``; gin when 0)."""

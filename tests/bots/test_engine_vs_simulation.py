@@ -13,7 +13,6 @@ ends such a hand dead at its turn limit, and the simulation must find the same d
 from __future__ import annotations
 
 import random
-import time
 from collections import Counter
 
 import pytest
@@ -83,7 +82,6 @@ def sim_result(h, knock_at: tuple[int, int]) -> tuple[ResultKind, int | None, in
 
 
 def test_the_simulation_and_the_engine_agree_on_every_hand_of_every_preset() -> None:
-    started = time.perf_counter()
     kinds: Counter = Counter()
     for name, rules in RULES.items():
         rng = random.Random(f"differential:{name}")
@@ -96,12 +94,10 @@ def test_the_simulation_and_the_engine_agree_on_every_hand_of_every_preset() -> 
             assert got == expected, (name, n, knock_at)
             kinds[name, expected[0], h.multiplier] += 1
             kinds["turn limit"] += h.turns >= TURN_LIMIT
-    elapsed = time.perf_counter() - started
     for name in RULES:
         assert all(kinds[name, kind, 1] for kind in ResultKind), kinds
     assert all(kinds["oklahoma", kind, 2] for kind in ResultKind), kinds
     assert kinds["turn limit"] > 0, "no hand reached the turn limit: that rule went untested"
-    assert elapsed < 30, f"{3 * HANDS_PER_PRESET} hands took {elapsed:.1f} s"
 
 
 @pytest.mark.parametrize("name", list(RULES))

@@ -58,3 +58,9 @@ def test_wilson_interval() -> None:
     assert round(lo, 4) == 0.4038 and round(hi, 4) == 0.5962
     lo, hi = wilson(0, 10)
     assert lo == 0.0 and round(hi, 4) == 0.2775
+
+
+def test_a_match_against_the_marjj_style_player_finishes_and_reports() -> None:
+    result = play_match(("normal", "marjj", "house", "smoke", 0, 0, {}))
+    assert result.hands >= 1 and result.b_times
+    assert sum(result.kinds.values()) == result.hands

@@ -285,3 +285,17 @@ def test_an_unknown_rule_set_is_a_clear_rules_error_not_a_bare_key_error():
     assert isinstance(caught.value, RulesError) and isinstance(caught.value, KeyError)
     with pytest.raises(UnknownRulesError):
         new_match("casino", seed=3)
+
+
+def test_every_seats_view_of_a_hand_carries_the_match_score_it_was_dealt_at():
+    m = new_match("house", "scores-in-view")
+    act, rng = policy(), random.Random(5)
+    seen = set()
+    while not m.is_over:
+        for seat in (0, 1, None):
+            assert m.hand.view(seat).scores == tuple(m.scores)  # both seats see both scores
+        seen.add(tuple(m.scores))
+        m.apply(act(m, rng))
+    assert len(seen) > 2  # the score moved during the match, and the views followed it
+    again = MatchState.replay(m.record())
+    assert again.hand.view(0).scores == m.hand.view(0).scores
