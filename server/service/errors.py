@@ -12,8 +12,8 @@ send the same code (the transport maps codes to HTTP statuses, in one table).
     │   ├── MatchNotOver    match_not_over
     │   ├── UsernameTaken   username_taken    another player has that username (any case)
     │   ├── AlreadyJoined   already_joined    the caller already has a seat in this match
-    │   │   └── ChallengeTaken  challenge_taken  another player accepted the open challenge first
     │   ├── MatchFull       match_full        both seats of this match are taken by others
+    │   ├── ChallengeTaken  challenge_taken   another player accepted the open challenge first
     │   ├── MatchOver       match_over
     │   ├── StaleVersion    stale_version
     │   ├── IdReused        id_reused         an act id already used for another action
@@ -75,7 +75,7 @@ class AlreadyJoined(Conflict):
     code = "already_joined"
 
 
-class ChallengeTaken(AlreadyJoined):
+class ChallengeTaken(Conflict):
     """Another player accepted this open challenge first (the store decided)."""
 
     code = "challenge_taken"
