@@ -88,7 +88,9 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"round {round_no} {name}: {figures.paced_moves} paced and {figures.saturated_moves} "
                 f"saturated moves, {figures.moves_per_s_saturated or 0:,.0f} moves/s saturated "
-                f"({time.monotonic() - began:.1f} s)",
+                f"(set up in {figures.setup_seconds:.1f} s, {figures.setup_errors} setup errors, "
+                f"{figures.setup_retries} retried after 503; "
+                f"{time.monotonic() - began:.1f} s in all)",
                 flush=True,
             )
     load = os.getloadavg()[0]

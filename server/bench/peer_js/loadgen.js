@@ -25,6 +25,7 @@ const GAME = 'gin-lite';
 
 let phase = null; // {name, think, started, moves, latencies, errors}
 let setupErrors = 0;
+let unavailable = 0; // REST calls answered 503 unavailable, and tried again
 let stopping = false;
 
 function emit(obj) {
@@ -51,7 +52,7 @@ function request(method, url, body, headers, local) {
         res.on('data', (c) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString();
-          if (res.statusCode >= 300) reject(new Error(`${method} ${url}: ${res.statusCode} ${text}`));
+          if (res.statusCode >= 300) reject(Object.assign(new Error(`${method} ${url}: ${res.statusCode} ${text}`), { status: res.statusCode }));
           else resolve(text ? JSON.parse(text) : {});
         });
       },
@@ -114,8 +115,17 @@ class OursSeat {
     this.onFinished = null;
   }
 
-  post(path, body) {
-    return request('POST', config.url + path, body, this.token ? { authorization: `Bearer ${this.token}` } : {}, this.local);
+  async post(path, body) {
+    // 503 unavailable (the database busy) says: try again in a moment. Setup does, a few times.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await request('POST', config.url + path, body, this.token ? { authorization: `Bearer ${this.token}` } : {}, this.local);
+      } catch (e) {
+        if (e.status !== 503 || attempt >= 10) throw e;
+        unavailable += 1;
+        await new Promise((r) => setTimeout(r, 100 * attempt));
+      }
+    }
   }
 
   async connect() {
@@ -335,7 +345,7 @@ async function main() {
   const matches = Array.from({ length: config.matches }, (_, i) => new Match(i));
   const setupStart = performance.now();
   await limited(matches.length, 32, (i) => matches[i].setup());
-  emit({ event: 'ready', matches: matches.length, setup_errors: setupErrors, setup_seconds: (performance.now() - setupStart) / 1000 });
+  emit({ event: 'ready', matches: matches.length, setup_errors: setupErrors, unavailable, setup_seconds: (performance.now() - setupStart) / 1000 });
   const lines = readline.createInterface({ input: process.stdin });
   const finish = () => {
     if (!phase) return;
