@@ -83,7 +83,13 @@ def main(argv: list[str] | None = None) -> int:
     for round_no in range(1, args.rounds + 1):
         for name in names:
             began = time.monotonic()
-            figures = run_round(node_dir, TARGETS[name], options)
+            try:
+                figures = run_round(node_dir, TARGETS[name], options)
+            except RuntimeError as e:  # one target's failed round must not lose the others'
+                print(
+                    f"round {round_no} {name}: failed after {time.monotonic() - began:.1f} s: {e}", flush=True
+                )
+                continue
             results[name].append(figures)
             print(
                 f"round {round_no} {name}: {figures.paced_moves} paced and {figures.saturated_moves} "

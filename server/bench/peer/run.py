@@ -203,7 +203,7 @@ def _drive(node_dir: Path, target: Target, options: Options, url: str, pid: int)
     gen = _Generator(node_dir, config)
     figures = Figures(target.name, options.matches)
     try:
-        ready = gen.event(timeout=120 + options.matches * 0.2)
+        ready = gen.event(timeout=60 + 1.5 * options.matches)
         figures.setup_errors = int(ready["setup_errors"])
         figures.setup_seconds = float(ready["setup_seconds"])
         figures.setup_retries = int(ready.get("unavailable", 0))
