@@ -146,7 +146,10 @@ class OursSeat {
     this.matchId = matchId;
     this.actedOn = -1;
     this.pending = null;
-    const first = new Promise((r) => (this.firstState = r));
+    const first = new Promise((resolve, reject) => {
+      this.firstState = resolve;
+      this.ws.once('close', () => this.firstState && reject(new Error('socket closed before its first state')));
+    });
     this.ws.send(JSON.stringify({ type: 'hello', match: matchId, token: this.token }));
     return first;
   }
@@ -257,12 +260,17 @@ class BgioSeat {
       reconnection: false,
       forceNew: true,
     });
-    const first = new Promise((r) => (this.firstState = r));
+    // A socket lost before its first state fails this seat's setup (and is counted).
+    const first = new Promise((resolve, reject) => {
+      this.firstState = resolve;
+      this.socket.on('connect_error', (e) => reject(new Error(`connect: ${e.message}`)));
+      this.socket.on('disconnect', (why) => {
+        if (this.firstState) reject(new Error(`socket lost before its first state: ${why}`));
+        else if (!stopping) error('socket_closed');
+      });
+    });
     this.socket.on('sync', (matchID, info) => this.state(info.state));
     this.socket.on('update', (matchID, state) => this.state(state));
-    this.socket.on('disconnect', () => {
-      if (!stopping) error('socket_closed');
-    });
     this.socket.on('connect', () => this.socket.emit('sync', this.matchID, this.playerID, this.credentials, 2));
     await first;
   }
@@ -344,7 +352,11 @@ async function main() {
   const Match = config.target === 'bgio' ? BgioMatch : OursMatch;
   const matches = Array.from({ length: config.matches }, (_, i) => new Match(i));
   const setupStart = performance.now();
+  // Node exits when nothing is left to wait for: a setup waiting only on lost sockets would end
+  // the process silently, so a timer keeps it alive until the setup is over.
+  const alive = setInterval(() => {}, 1000);
   await limited(matches.length, 32, (i) => matches[i].setup());
+  clearInterval(alive);
   emit({ event: 'ready', matches: matches.length, setup_errors: setupErrors, unavailable, setup_seconds: (performance.now() - setupStart) / 1000 });
   const lines = readline.createInterface({ input: process.stdin });
   const finish = () => {
