@@ -1,0 +1,391 @@
+// The one load generator of the peer benchmark: it drives the Gin Rummy server (REST to create
+// players and matches, the WebSocket /ws protocol) or a boardgame.io server (its lobby, then its
+// socket.io transport) with the same scripted players, pace and phases.
+//
+// Usage: node loadgen.js CONFIG_JSON. CONFIG: {target: "ours"|"bgio", url, matches, mode:
+// "hvh"|"hvc" (ours only: human vs human, or human vs the computer), difficulty, think (seconds;
+// a player pauses uniform 0.5x..1.5x of it before each move in the paced phase, not at all when
+// saturated), deflate (offer permessage-deflate as browsers do)}.
+//
+// Talks to its caller by lines: it prints {"event":"ready"} once every match is set up and its
+// players hold their first state, then runs each phase named on stdin ("paced", "saturated")
+// until the next line, printing {"event":"phase",...} with its figures, and exits on "stop".
+// A move is counted when its sender hears it applied: ours acknowledges with `ack` after the
+// commit; boardgame.io sends the new state (it writes to its storage afterwards).
+'use strict';
+
+const http = require('http');
+const readline = require('readline');
+const WebSocket = require('ws');
+const { io } = require('socket.io-client');
+
+const config = JSON.parse(process.argv[2]);
+const PER_ADDRESS = 25; // players per loopback address (ours allows 30 new identities a minute each)
+const GAME = 'gin-lite';
+
+let phase = null; // {name, think, started, moves, latencies, errors}
+let setupErrors = 0;
+let unavailable = 0; // REST calls answered 503 unavailable, and tried again
+let stopping = false;
+
+function emit(obj) {
+  process.stdout.write(JSON.stringify(obj) + '\n');
+}
+
+function localAddress(index) {
+  return `127.0.0.${2 + (Math.floor(index / PER_ADDRESS) % 250)}`;
+}
+
+function request(method, url, body, headers, local) {
+  return new Promise((resolve, reject) => {
+    const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const req = http.request(
+      url,
+      {
+        method,
+        localAddress: local,
+        headers: { 'content-type': 'application/json', ...(data ? { 'content-length': data.length } : {}), ...headers },
+        agent: false,
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          if (res.statusCode >= 300) reject(Object.assign(new Error(`${method} ${url}: ${res.statusCode} ${text}`), { status: res.statusCode }));
+          else resolve(text ? JSON.parse(text) : {});
+        });
+      },
+    );
+    req.on('error', reject);
+    if (data) req.write(data);
+    req.end();
+  });
+}
+
+function pause() {
+  const think = phase ? phase.think : config.think; // between phases: the pace
+  if (think <= 0) return Promise.resolve();
+  const ms = 1000 * think * (0.5 + Math.random());
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function counted(sentAt, phaseAtSend) {
+  // A move counts in the phase it was sent in, if that phase is still running.
+  if (phaseAtSend && phase === phaseAtSend) {
+    phase.moves += 1;
+    phase.latencies.push(performance.now() - sentAt);
+  }
+}
+
+function error(what) {
+  if (phase) phase.errors[what] = (phase.errors[what] || 0) + 1;
+  else setupErrors += 1;
+}
+
+// ---- ours ----------------------------------------------------------------------------------
+
+function choose(view) {
+  // A plain choice among legal_actions only (as server/bench/load/players.py): knock with the
+  // least deadwood when allowed, else discard to the least deadwood, else draw, take or pass.
+  const legal = view.hand.legal_actions;
+  const dd = view.hand.discard_deadwood || {};
+  const score = (a) => (a.card in dd ? dd[a.card] : 99);
+  const knocks = legal.filter((a) => a.kind === 'knock');
+  if (knocks.length) return knocks.reduce((b, a) => (score(a) < score(b) ? a : b));
+  const discards = legal.filter((a) => a.kind === 'discard');
+  if (discards.length) {
+    const best = Math.min(...discards.map(score));
+    const tied = discards.filter((a) => score(a) === best);
+    return tied[Math.floor(Math.random() * tied.length)];
+  }
+  return legal[Math.floor(Math.random() * legal.length)];
+}
+
+class OursSeat {
+  constructor(index) {
+    this.index = index;
+    this.local = localAddress(index);
+    this.token = null;
+    this.matchId = null;
+    this.actedOn = -1;
+    this.pending = null;
+    this.ids = 0;
+    this.firstState = null;
+    this.onFinished = null;
+  }
+
+  async post(path, body) {
+    // 503 unavailable (the database busy) says: try again in a moment. Setup does, a few times.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await request('POST', config.url + path, body, this.token ? { authorization: `Bearer ${this.token}` } : {}, this.local);
+      } catch (e) {
+        if (e.status !== 503 || attempt >= 10) throw e;
+        unavailable += 1;
+        await new Promise((r) => setTimeout(r, 100 * attempt));
+      }
+    }
+  }
+
+  async connect() {
+    this.token = (await this.post('/api/players', { name: `Peer ${this.index}` })).token;
+    const url = config.url.replace('http', 'ws') + '/ws';
+    this.ws = new WebSocket(url, { localAddress: this.local, perMessageDeflate: config.deflate });
+    await new Promise((resolve, reject) => {
+      this.ws.once('open', resolve);
+      this.ws.once('error', reject);
+    });
+    this.ws.on('message', (data) => this.received(JSON.parse(data)));
+    this.ws.on('close', () => {
+      if (!stopping) error('socket_closed');
+    });
+  }
+
+  hello(matchId) {
+    this.matchId = matchId;
+    this.actedOn = -1;
+    this.pending = null;
+    const first = new Promise((resolve, reject) => {
+      this.firstState = resolve;
+      this.ws.once('close', () => this.firstState && reject(new Error('socket closed before its first state')));
+    });
+    this.ws.send(JSON.stringify({ type: 'hello', match: matchId, token: this.token }));
+    return first;
+  }
+
+  received(msg) {
+    if (msg.type === 'ack') {
+      const p = this.pending;
+      if (p && msg.id === p.id) counted(p.sentAt, p.phase);
+      else error('unexpected_ack');
+      this.pending = null;
+      return;
+    }
+    if (msg.type === 'error') {
+      error(String(msg.code));
+      this.pending = null;
+      return;
+    }
+    if (msg.type !== 'state' || msg.view.match_id !== this.matchId) return;
+    if (this.firstState) {
+      this.firstState();
+      this.firstState = null;
+    }
+    if (msg.view.status === 'finished') {
+      if (this.onFinished) this.onFinished(this);
+      return;
+    }
+    if (!msg.view.hand.legal_actions.length || msg.version === this.actedOn || stopping) return;
+    this.actedOn = msg.version;
+    this.act(msg.version, msg.view);
+  }
+
+  async act(version, view) {
+    await pause();
+    if (stopping || this.actedOn !== version) return;
+    const id = `a${++this.ids}`;
+    this.pending = { id, sentAt: performance.now(), phase };
+    this.ws.send(JSON.stringify({ type: 'act', id, version, action: choose(view) }));
+  }
+}
+
+class OursMatch {
+  // Human vs human: seat A creates the match and invites B; a finished match is followed by a
+  // new one. Human vs the computer: one seat, matches against the computer one after another.
+  constructor(index) {
+    this.a = new OursSeat(2 * index);
+    this.b = config.mode === 'hvh' ? new OursSeat(2 * index + 1) : null;
+    this.starting = false;
+  }
+
+  async setup() {
+    await this.a.connect();
+    if (this.b) await this.b.connect();
+    for (const seat of [this.a, this.b]) if (seat) seat.onFinished = () => this.next();
+    await this.start();
+  }
+
+  async start() {
+    const body = this.b ? { opponent: 'human' } : { opponent: 'computer', difficulty: config.difficulty };
+    const match = await this.a.post('/api/matches', body);
+    const waits = [];
+    if (this.b) {
+      await this.b.post(`/api/matches/${match.match_id}/join`, { invite: match.invite.code });
+      waits.push(this.b.hello(match.match_id));
+    }
+    waits.push(this.a.hello(match.match_id));
+    await Promise.all(waits);
+  }
+
+  next() {
+    if (this.starting || stopping) return;
+    this.starting = true;
+    this.start()
+      .catch(() => error('new_match'))
+      .finally(() => (this.starting = false));
+  }
+
+  close() {
+    for (const seat of [this.a, this.b]) if (seat && seat.ws) seat.ws.terminate();
+  }
+}
+
+// ---- boardgame.io --------------------------------------------------------------------------
+
+class BgioSeat {
+  constructor(index, matchID, playerID) {
+    this.index = index;
+    this.matchID = matchID;
+    this.playerID = playerID;
+    this.credentials = null;
+    this.pending = null;
+    this.actedOn = -1;
+    this.firstState = null;
+  }
+
+  async connect() {
+    const joined = await request(
+      'POST',
+      `${config.url}/games/${GAME}/${this.matchID}/join`,
+      { playerID: this.playerID, playerName: `Peer ${this.index}` },
+      {},
+      localAddress(this.index),
+    );
+    this.credentials = joined.playerCredentials;
+    this.socket = io(`${config.url}/${GAME}`, {
+      transports: ['websocket'],
+      localAddress: localAddress(this.index),
+      perMessageDeflate: config.deflate ? { threshold: 1024 } : false,
+      reconnection: false,
+      forceNew: true,
+    });
+    // A socket lost before its first state fails this seat's setup (and is counted).
+    const first = new Promise((resolve, reject) => {
+      this.firstState = resolve;
+      this.socket.on('connect_error', (e) => reject(new Error(`connect: ${e.message}`)));
+      this.socket.on('disconnect', (why) => {
+        if (this.firstState) reject(new Error(`socket lost before its first state: ${why}`));
+        else if (!stopping) error('socket_closed');
+      });
+    });
+    this.socket.on('sync', (matchID, info) => this.state(info.state));
+    this.socket.on('update', (matchID, state) => this.state(state));
+    this.socket.on('connect', () => this.socket.emit('sync', this.matchID, this.playerID, this.credentials, 2));
+    await first;
+  }
+
+  state(state) {
+    if (this.firstState) {
+      this.firstState();
+      this.firstState = null;
+    }
+    const p = this.pending;
+    if (p && state._stateID > p.stateID) {
+      counted(p.sentAt, p.phase);
+      this.pending = null;
+    }
+    if (state.ctx.currentPlayer !== this.playerID || state._stateID === this.actedOn || stopping) return;
+    this.actedOn = state._stateID;
+    this.act(state);
+  }
+
+  async act(state) {
+    await pause();
+    if (stopping || this.actedOn !== state._stateID) return;
+    const G = state.G;
+    let move;
+    let args;
+    if (!G.drawn) {
+      move = 'draw';
+      args = [G.discard.length && Math.random() < 0.3 ? 'discard' : 'stock'];
+    } else {
+      move = 'discard';
+      args = [G.hand[Math.floor(Math.random() * G.hand.length)]];
+    }
+    const action = { type: 'MAKE_MOVE', payload: { type: move, args, playerID: this.playerID, credentials: this.credentials } };
+    this.pending = { stateID: state._stateID, sentAt: performance.now(), phase };
+    this.socket.emit('update', action, state._stateID, this.matchID, this.playerID);
+  }
+}
+
+class BgioMatch {
+  constructor(index) {
+    this.index = index;
+  }
+
+  async setup() {
+    const created = await request('POST', `${config.url}/games/${GAME}/create`, { numPlayers: 2 }, {}, localAddress(2 * this.index));
+    this.seats = [new BgioSeat(2 * this.index, created.matchID, '0'), new BgioSeat(2 * this.index + 1, created.matchID, '1')];
+    for (const seat of this.seats) await seat.connect();
+  }
+
+  close() {
+    for (const seat of this.seats || []) if (seat.socket) seat.socket.disconnect();
+  }
+}
+
+// ---- the run -------------------------------------------------------------------------------
+
+async function limited(count, limit, fn) {
+  let next = 0;
+  async function worker() {
+    while (next < count) {
+      const i = next++;
+      try {
+        await fn(i);
+      } catch (e) {
+        setupErrors += 1;
+        if (setupErrors <= 3) process.stderr.write(`setup: ${e.message}\n`);
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
+}
+
+function quantile(sorted, q) {
+  if (!sorted.length) return null;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+async function main() {
+  const Match = config.target === 'bgio' ? BgioMatch : OursMatch;
+  const matches = Array.from({ length: config.matches }, (_, i) => new Match(i));
+  const setupStart = performance.now();
+  // Node exits when nothing is left to wait for: a setup waiting only on lost sockets would end
+  // the process silently, so a timer keeps it alive until the setup is over.
+  const alive = setInterval(() => {}, 1000);
+  await limited(matches.length, 32, (i) => matches[i].setup());
+  clearInterval(alive);
+  emit({ event: 'ready', matches: matches.length, setup_errors: setupErrors, unavailable, setup_seconds: (performance.now() - setupStart) / 1000 });
+  const lines = readline.createInterface({ input: process.stdin });
+  const finish = () => {
+    if (!phase) return;
+    const seconds = (performance.now() - phase.started) / 1000;
+    const sorted = phase.latencies.sort((x, y) => x - y);
+    emit({
+      event: 'phase',
+      name: phase.name,
+      seconds,
+      moves: phase.moves,
+      p50_ms: quantile(sorted, 0.5),
+      p99_ms: quantile(sorted, 0.99),
+      errors: phase.errors,
+    });
+    phase = null;
+  };
+  for await (const line of lines) {
+    const name = line.trim();
+    finish();
+    if (name === 'stop') break;
+    phase = { name, think: name === 'saturated' ? 0 : config.think, started: performance.now(), moves: 0, latencies: [], errors: {} };
+  }
+  stopping = true;
+  for (const m of matches) m.close();
+  process.exit(0);
+}
+
+main().catch((e) => {
+  process.stderr.write(`${e.stack}\n`);
+  process.exit(1);
+});
