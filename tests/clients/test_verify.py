@@ -27,7 +27,7 @@ def record_of(state: MatchState) -> dict[str, Any]:
         "m_v", state.rules.name, "human", None, state.seed, state.first_starter, "finished", 99,
         ["p_a", "p_b"], ["Ada", "Bob"], "", None, state.hand_number, list(state.scores),
         list(state.hands_won), state.outcome.winner if state.outcome else None, state.resigned,
-        stored_outcome(state.outcome) if state.outcome else None, now, now, state.deal,
+        stored_outcome(state.outcome) if state.outcome else None, now, now, deal=state.deal,
     )  # fmt: skip
     out: dict[str, Any] = msgspec.to_builtins(present.record(MatchRecord(meta, 0, state)))
     return out

@@ -158,8 +158,9 @@ def test_the_seat_view_sends_the_knock_limit_and_the_multiplier():
     assert (view.knock_limit, view.multiplier) == (7, 2)
     sent = wire(view)
     assert (sent["knock_limit"], sent["multiplier"]) == (7, 2)
-    # In the documented order (docs/protocol.md): the multiplier last, after the discards' deadwood.
-    assert list(sent)[-3:] == ["knock_limit", "discard_deadwood", "multiplier"]
+    # In the documented order (docs/protocol.md): the multiplier after the discards' deadwood,
+    # then the deal's commitment.
+    assert list(sent)[-4:] == ["knock_limit", "discard_deadwood", "multiplier", "deal_commitment"]
 
 
 # --- The match: classic scoring -------------------------------------------------------------------

@@ -204,7 +204,11 @@ def test_a_match_view_hides_the_current_hand_like_a_hand_view(seed):
         for seat in (0, 1, None):
             wire = wire_form(m.view(seat))
             assert m.view(seat).hand == m.hand.view(seat)
-            assert wire["hand"] == wire_form(m.hand.view(seat))
+            # The same, but for the deal's commitment, which the match (holding the seed) adds.
+            assert wire["hand"] == {
+                **wire_form(m.hand.view(seat)),
+                "deal_commitment": m.view(seat).deal_commitment,
+            }
             # The rest of the match view holds no card (last_result is an earlier, finished hand).
             rest = {k: v for k, v in wire.items() if k not in ("hand", "last_result")}
             cards = {c.code for c in DECK}

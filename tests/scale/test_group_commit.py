@@ -94,11 +94,11 @@ async def test_on_sqlite_a_batch_is_a_few_statements_whatever_its_size(tmp_path)
         results = await asyncio.gather(*(store.commit(c) for c in changes))
         assert results == [True, False] + [True] * 78
         assert store.batches == batches + 1
-        # BEGIN, the versions, then at most 300 bound values a statement: 79 match rows of 15
-        # values (4 statements), 79 actions of 7 (2), 8 hands of 9 (1); COMMIT.
+        # BEGIN, the versions, then at most 300 bound values a statement: 79 match rows of 18
+        # values (16 rows a statement: 5 statements), 79 actions of 7 (2), 8 hands of 9 (1); COMMIT.
         kinds = [s.split()[0] + (" " + s.split()[2] if s.startswith("INSERT") else "") for s in statements]
         assert kinds == [
-            "BEGIN", "SELECT", *["UPDATE"] * 4, *["INSERT actions"] * 2, "INSERT hands", "COMMIT"
+            "BEGIN", "SELECT", *["UPDATE"] * 5, *["INSERT actions"] * 2, "INSERT hands", "COMMIT"
         ], statements  # fmt: skip
         for i, m in enumerate(ms[2:], start=2):
             loaded, actions = await store.load_match(m.match_id)

@@ -49,6 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--scale", help="scale mode: live matches per level, e.g. 100,1000,3000,10000")
     p.add_argument(
         "--variant",
+        dest="variants",
         action="append",
         default=[],
         help="scale mode: name:KEY=VALUE,... (root=DIR: another checkout); each level runs each in turn",
@@ -135,7 +136,7 @@ def _scale(args: argparse.Namespace) -> int:
         think=args.think,
         duration=args.duration,
         warmup=args.warmup,
-        variants=[Variant.parse(v) for v in args.variant] or [Variant("default")],
+        variants=[Variant.parse(v) for v in args.variants] or [Variant("default")],
         rounds=args.rounds,
         per_client=args.per_client,
         deflate=not args.no_deflate,
