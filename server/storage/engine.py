@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -75,11 +76,27 @@ def store_unreachable(error: BaseException) -> bool:
     return False
 
 
+_probes: weakref.WeakKeyDictionary[AsyncEngine, asyncio.Task[None]] = weakref.WeakKeyDictionary()
+
+
 async def reachable(engine: AsyncEngine, timeout: float) -> bool:
-    """Whether the database answers a trivial query within ``timeout`` seconds."""
-    try:
-        async with asyncio.timeout(timeout), engine.connect() as conn:
+    """Whether the database answers a trivial query within ``timeout`` seconds.
+
+    The query is never cancelled halfway: cancelling a pooled asyncpg connection mid-query can
+    put it back in the pool still busy, and the next request on it fails with "another
+    operation is in progress". A probe that outlives ``timeout`` finishes on its own (one at a
+    time per engine; later calls wait on it)."""
+
+    async def probe() -> None:
+        async with engine.connect() as conn:
             await conn.execute(text("SELECT 1"))
+
+    task = _probes.get(engine)
+    if task is None or task.done():
+        task = _probes[engine] = asyncio.ensure_future(probe())
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())  # retrieved, never logged
+    try:
+        await asyncio.wait_for(asyncio.shield(task), timeout)
     except Exception:
         return False
     return True
