@@ -32,6 +32,7 @@ from server.bots.safe import safe_move
 from .clock import Clock
 from .errors import BadRequest, Conflict, MatchOver, ServiceError
 from .live import LiveMatch, MatchCache
+from .logs import log_failure
 from .ports import MatchMeta, PlayerRecord, SeatUpdate, Store, StoredAction
 from .queries import seat_of
 from .timecontrol import TIMEOUTS_TO_FORFEIT, ClockState, TimeControl, TimeControlError, restamp
@@ -151,8 +152,8 @@ class Clocks:
                 await self.tick()
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("clock tick failed")
+            except Exception as e:
+                log_failure(log, "clock tick failed", self.store.unreachable(e))
             self.ticked.set()
             await self.clock.sleep(self.tick_seconds)
 

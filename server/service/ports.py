@@ -173,6 +173,11 @@ class Change:
 
 
 class Store(AccountStore, RatingStore, Protocol):
+    def unreachable(self, error: BaseException) -> bool:
+        """Whether ``error`` means the store cannot be reached now (down, locked, a connection
+        dropped): an operational event to retry later, not a bug to log with its traceback."""
+        ...
+
     async def create_player(self, player: PlayerRecord, device: str = UNKNOWN_DEVICE) -> None:
         """Create the player and its first session (``player.token_hash``, on ``device``)."""
         ...

@@ -24,6 +24,7 @@ from server.wire import convert
 from .clock import Clock
 from .errors import StaleVersion, Unavailable, from_rules_error
 from .live import LiveMatch, MatchCache, Subscriber
+from .logs import log_failure
 from .metrics import Metrics
 from .ports import (
     COMPUTER_SEAT,
@@ -222,8 +223,10 @@ class Writer:
             live.stale = True
             try:
                 await self.cache.reload(live)
-            except Exception:
-                log.exception("rebuilding a match failed", extra={"match_id": live.match_id})
+            except Exception as e:
+                log_failure(
+                    log, "rebuilding a match failed", self.store.unreachable(e), match_id=live.match_id
+                )
             raise
         self.metrics.commit_seconds.observe(self.clock.monotonic() - started)
         if not ok:

@@ -35,6 +35,9 @@ class MemoryStore(AccountsMemory, MemoryRatings):
         self._matches: dict[str, _Match] = {}
         self._accounts_init()
 
+    def unreachable(self, error: BaseException) -> bool:
+        return False
+
     # --- players ------------------------------------------------------------------------------
 
     async def create_player(self, player: PlayerRecord, device: str = UNKNOWN_DEVICE) -> None:

@@ -20,7 +20,7 @@ from server.service.ports import Change, FinishedHand, MatchMeta, PlayerRecord, 
 
 from .accounts_models import SESSIONS
 from .accounts_store import AccountsSql, _session_values
-from .engine import session_factory
+from .engine import session_factory, store_unreachable
 from .models import ACTIONS, HANDS, MATCHES, HandRecord, Match, MatchAction, Player
 from .ratings_sql import RatingsSql
 
@@ -31,6 +31,9 @@ class SqlStore(AccountsSql, RatingsSql):
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.sessions: async_sessionmaker[AsyncSession] = session_factory(engine)
+
+    def unreachable(self, error: BaseException) -> bool:
+        return store_unreachable(error)
 
     # --- players ------------------------------------------------------------------------------
 

@@ -376,3 +376,24 @@ async def test_a_rematch_against_the_computer_is_one_click():
     assert new.meta.status == "active" and new.meta.opponent == "computer"
     assert new.meta.difficulty == "easy" and new.meta.rules == "classic"
     assert new.meta.seat_ids[0] == ada.player_id
+
+
+class UnreachableStore(MemoryStore):
+    """A store that cannot be reached for due deadlines (a dropped database connection)."""
+
+    async def due_matches(self, now, limit):
+        raise ConnectionResetError("the database dropped this connection")
+
+    def unreachable(self, error: BaseException) -> bool:
+        return isinstance(error, ConnectionResetError)
+
+
+async def test_a_tick_that_cannot_reach_the_store_is_one_warning_without_a_traceback(caplog):
+    service = make_service(UnreachableStore())
+    service.start_clocks()
+    await asyncio.wait_for(service.clocks.ticked.wait(), 10)
+    await service.close()
+    failed = [r for r in caplog.records if r.getMessage().startswith("clock tick failed")]
+    assert [(r.levelname, r.getMessage(), r.exc_info) for r in failed] == [
+        ("WARNING", "clock tick failed: the database is unreachable", None)
+    ]
