@@ -41,7 +41,7 @@ class SeatUpdate:
     subscriber of that seat; the transport frames it, once (``text`` keeps the framed message).
     """
 
-    __slots__ = ("claim_at", "connected", "meta", "now", "seat", "text", "view")
+    __slots__ = ("claim_at", "connected", "meta", "now", "seat", "text", "timed_out", "view")
 
     def __init__(self, meta: MatchMeta, view: MatchView, connected: tuple[bool, bool]) -> None:
         self.meta = meta
@@ -53,6 +53,8 @@ class SeatUpdate:
         """The server time the update was made at (its clock's remaining time is as of then)."""
         self.claim_at: datetime | None = None
         """When this seat may claim the match, its opponent gone (None: it is not gone)."""
+        self.timed_out: frozenset[int] = frozenset()
+        """The places in the hand's history of the moves the server played for a seat out of time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +65,9 @@ class MatchRecord:
     meta: MatchMeta
     seat: int
     state: MatchState
+    timeouts: frozenset[int] = frozenset()
+    """The numbers (1 = the match's first action) of the moves the server played for a seat out
+    of time."""
 
 
 @dataclass(slots=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from server.rules import RULES
 
 from .errors import BadRequest, Forbidden, MatchNotOver, NotFound
-from .live import plausible_id, replay
+from .live import plausible_id, replay, timeouts
 from .ports import FinishedHand, MatchMeta, MatchRecord, PlayerRecord, Store
 
 OPPONENTS = ("computer", "human")
@@ -53,7 +53,7 @@ class Queries:
         if loaded is None:  # deleted meanwhile
             raise NotFound(f"no match {match_id!r}")
         meta, actions = loaded
-        return MatchRecord(meta, seat, replay(meta, actions))
+        return MatchRecord(meta, seat, replay(meta, actions), frozenset(timeouts(actions)))
 
     async def list_matches(
         self,

@@ -18,7 +18,7 @@ export function replayHand(hand, step) {
   const discard = [hand.upcard];
   let moved = null;
   let event = null;
-  for (const { seat, action } of hand.actions.slice(0, step)) {
+  for (const { seat, action, timed_out: timedOut } of hand.actions.slice(0, step)) {
     moved = null;
     switch (action.kind) {
       case "take_upcard":
@@ -44,6 +44,7 @@ export function replayHand(hand, step) {
       default:
         event = { seat, kind: action.kind };
     }
+    if (timedOut) event.timed_out = true;
   }
   return { hands, stock, discard, moved, event };
 }
