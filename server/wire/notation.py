@@ -176,7 +176,12 @@ class _Section:
     def __init__(self, line: int) -> None:
         self.line = line
         self.tags: dict[str, str] = {}
+        self.where: dict[str, int] = {}
         self.actions: list[dict[str, Any]] = []
+
+    def at(self, name: str) -> int:
+        """The line of tag ``name`` (of the section, when it is missing)."""
+        return self.where.get(name, self.line)
 
 
 def _ints(text: str, line: int, name: str) -> list[int]:
@@ -227,6 +232,7 @@ def _read_lines(text: str) -> tuple[_Section, list[_Section]]:
             if name in current.tags:
                 raise NotationError(number, f"tag {name!r} given twice")
             current.tags[name] = value
+            current.where[name] = number
             continue
         act = _ACTION.fullmatch(line)
         if act is None:
@@ -272,10 +278,9 @@ def _need(section: _Section, name: str) -> str:
 
 
 def _result(section: _Section) -> dict[str, Any] | None:
-    tags = section.tags
+    tags, at = section.tags, section.at
     if not set(tags) & set(_RESULT_TAGS):
         return None
-    line = section.line
     melds = [
         [m.split("-") for m in _need(section, f"melds{s}").split(" ")] if tags.get(f"melds{s}") else []
         for s in (0, 1)
@@ -284,14 +289,14 @@ def _result(section: _Section) -> dict[str, Any] | None:
     for item in _card_list(_need(section, "layoffs")):
         card, sep, meld = item.partition(">")
         if not sep:
-            raise NotationError(line, "a layoff is CARD>MELD")
-        layoffs.append({"card": card, "meld": _int(meld, line, "a layoff's meld")})
+            raise NotationError(at("layoffs"), "a layoff is CARD>MELD")
+        layoffs.append({"card": card, "meld": _int(meld, at("layoffs"), "a layoff's meld")})
     return {
         "kind": _need(section, "result"),
-        "winner": _seat_of(_need(section, "winner"), line, "winner"),
-        "knocker": _seat_of(_need(section, "knocker"), line, "knocker"),
-        "points": _int(_need(section, "points"), line, "points"),
-        "deadwood": _ints(_need(section, "deadwood"), line, "deadwood"),
+        "winner": _seat_of(_need(section, "winner"), at("winner"), "winner"),
+        "knocker": _seat_of(_need(section, "knocker"), at("knocker"), "knocker"),
+        "points": _int(_need(section, "points"), at("points"), "points"),
+        "deadwood": _ints(_need(section, "deadwood"), at("deadwood"), "deadwood"),
         "hands": [_card_list(_need(section, f"final{s}")) for s in (0, 1)],
         "melds": melds,
         "unmatched": [_card_list(_need(section, f"unmatched{s}")) for s in (0, 1)],
@@ -301,10 +306,10 @@ def _result(section: _Section) -> dict[str, Any] | None:
 
 
 def _hand(section: _Section) -> dict[str, Any]:
-    tags, line = section.tags, section.line
+    tags, at = section.tags, section.at
     return {
-        "number": _int(_need(section, "hand"), line, "hand"),
-        "starter": _int(_need(section, "starter"), line, "starter"),
+        "number": _int(_need(section, "hand"), at("hand"), "hand"),
+        "starter": _int(_need(section, "starter"), at("starter"), "starter"),
         "seed": tags.get("seed"),
         "deal_commitment": tags.get("deal_commitment"),
         "hands": [_card_list(tags[f"hand{s}"]) if f"hand{s}" in tags else None for s in (0, 1)],
@@ -328,23 +333,29 @@ def parse_match(text: str) -> ExportedMatch:
         winner, _, reason = tags["outcome"].partition(" ")
         totals = []
         for s in (0, 1):
-            values = _ints(_need(header, f"totals{s}"), 1, f"totals{s}")
+            values = _ints(_need(header, f"totals{s}"), header.at(f"totals{s}"), f"totals{s}")
             if len(values) != 4:
-                raise NotationError(1, f"totals{s} is POINTS BOX_BONUS GAME_BONUS TOTAL")
+                raise NotationError(
+                    header.at(f"totals{s}"), f"totals{s} is POINTS BOX_BONUS GAME_BONUS TOTAL"
+                )
             totals.append(dict(zip(("points", "box_bonus", "game_bonus", "total"), values, strict=True)))
-        outcome = {"winner": _seat_of(winner, 1, "outcome"), "reason": reason, "totals": totals}
+        outcome = {
+            "winner": _seat_of(winner, header.at("outcome"), "outcome"),
+            "reason": reason,
+            "totals": totals,
+        }
     raw = {
         "match_id": _need(header, "match_id"),
         "status": _need(header, "status"),
-        "seat": _int(_need(header, "seat"), 1, "seat"),
+        "seat": _int(_need(header, "seat"), header.at("seat"), "seat"),
         "rules": _need(header, "rules"),
         "deal": _need(header, "deal"),
         "seed": tags.get("seed"),
-        "first_starter": _int(_need(header, "first_starter"), 1, "first_starter"),
+        "first_starter": _int(_need(header, "first_starter"), header.at("first_starter"), "first_starter"),
         "players": players,
         "created_at": _need(header, "created_at"),
         "updated_at": _need(header, "updated_at"),
-        "scores": _ints(_need(header, "scores"), 1, "scores"),
+        "scores": _ints(_need(header, "scores"), header.at("scores"), "scores"),
         "outcome": outcome,
         "hands": [_hand(h) for h in hands],
     }
