@@ -88,6 +88,9 @@ export function importForm(onRecord) {
       error.textContent = `Could not read this match: ${e.message}`;
     }
   }
+  area.addEventListener("input", () => {
+    error.textContent = "";
+  });
   file.addEventListener("change", async () => {
     const chosen = file.files?.[0];
     if (chosen) {

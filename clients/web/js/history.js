@@ -131,9 +131,9 @@ export function mountHistory(root) {
       }
       const filtered = Object.keys(filters).length > 0;
       status.textContent = offset
-        ? `${page.total ?? offset} finished match${(page.total ?? offset) === 1 ? "" : "es"}${filtered ? " match these filters" : ""}`
+        ? `${page.total ?? offset} finished match${(page.total ?? offset) === 1 ? "" : "es"}${filtered ? " with these filters" : ""}`
         : filtered
-          ? "No finished match matches these filters."
+          ? "No finished match with these filters."
           : "No finished matches yet.";
       more.hidden = offset >= (page.total ?? 0) || !matches.length;
     } catch (e) {
