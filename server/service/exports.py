@@ -41,11 +41,19 @@ class Exports:
         if player_id != player.player_id:
             raise Forbidden("a player may export only their own matches")
         offset = 0
+        # A match newer than those read that finishes meanwhile joins the list ahead of them and
+        # shifts the rest by one: the last one read would come again. (None is skipped: finished
+        # matches are never deleted. The newcomer is not sent: the export is of the matches
+        # finished when it started, give or take.)
+        sent: set[str] = set()
         while True:
             metas, _total = await self.store.list_matches(
                 player_id, status="finished", rules=None, opponent=None, limit=page, offset=offset
             )
             for meta in metas:
+                if meta.match_id in sent:
+                    continue
+                sent.add(meta.match_id)
                 loaded = await self.store.load_match(meta.match_id)
                 if loaded is None:  # deleted meanwhile (finished matches never are)
                     continue
