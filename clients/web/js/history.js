@@ -76,6 +76,14 @@ export function mountHistory(root) {
   let offset = 0;
   let generation = 0;
   const form = filterForm((query) => {
+    if (query.since && query.until && query.since > query.until) {
+      // The server would refuse it too; said here in the form's own words.
+      status.textContent = "\u201cFrom\u201d is later than \u201cTo\u201d: choose a From day on or before the To day.";
+      list.replaceChildren();
+      more.hidden = true;
+      generation++;
+      return;
+    }
     filters = query;
     offset = 0;
     list.replaceChildren();
