@@ -10,8 +10,9 @@ import re
 
 import msgspec
 
-from server.rules import RULES, Action, new_hand
+from server.rules import RULES, Action, deal_named, new_hand
 from server.service import exports
+from server.transport.keys import SERVICE
 from server.wire.export import ExportedMatch
 from server.wire.notation import format_match, parse_match
 
@@ -94,6 +95,12 @@ async def test_an_export_in_play_shows_only_the_seats_own_cards_and_public_actio
     allowed = set(hand["hands"][0]) | public
     assert set(CARD.findall(text)) <= allowed
     assert set(CARD.findall(json.dumps(body))) <= allowed
+    # Nor the match's seed or the hand's, in either form, nor the stock in its order.
+    meta = await client.app[SERVICE].store.load_meta(m["match_id"])
+    scheme = deal_named(meta.deal)
+    secrets = [meta.seed, scheme.hand_seed(meta.seed, 1)]
+    assert scheme.commitment(secrets[1]) == hand["deal_commitment"]  # (the very seed of this hand)
+    assert not [s for s in secrets if s in text or s in json.dumps(body)]
     # Resigned, the match is over but its unfinished hand still hides the other hand and stock.
     await client.post(f"/api/matches/{m['match_id']}/resign", headers=auth(ada))
     after = await _export(client, ada, m["match_id"])
