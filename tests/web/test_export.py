@@ -94,6 +94,8 @@ def test_history_filters_export_import_and_keyboard_replay(server, new_page, con
     hands = len(re.findall(r'^\[hand "', text, re.M))
     assert hands >= 2
     expect(page.get_by_role("status").filter(has_text="Saved")).to_have_text(f"Saved {whole_id}.txt.")
+    shot(page, "export-hands")
+    _keep("export-hands")
 
     # The replay page reads a bad file and says where it is wrong; then the good one, pasted.
     page.goto(server + "/#/replay")
