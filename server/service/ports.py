@@ -211,7 +211,14 @@ class Store(AccountStore, RatingStore, Protocol):
         opponent: str | None,
         limit: int,
         offset: int,
-    ) -> tuple[list[MatchMeta], int]: ...
+        result: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> tuple[list[MatchMeta], int]:
+        """The player's matches, newest first: ``result`` ``won``/``lost`` (by the player),
+        created at or after ``since`` and before ``until``."""
+        ...
+
     async def delete_waiting_match(self, match_id: str, version: int) -> bool:
         """Delete the match if it is still ``waiting`` at ``version`` (nobody joined: it has no
         actions or hands); False (and nothing deleted) otherwise."""

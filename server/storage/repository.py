@@ -153,8 +153,24 @@ class SqlStore(AccountsSql, RatingsSql):
         opponent: str | None,
         limit: int,
         offset: int,
+        result: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
     ) -> tuple[list[MatchMeta], int]:
         cond = [or_(Match.seat0_id == player_id, Match.seat1_id == player_id)]
+        if result is not None:
+            # Spelled out for both results: a computer's seat id is NULL, so NOT(won) is no loss.
+            mine = 0 if result == "won" else 1
+            cond.append(
+                or_(
+                    and_(Match.seat0_id == player_id, Match.winner == mine),
+                    and_(Match.seat1_id == player_id, Match.winner == 1 - mine),
+                )
+            )
+        if since is not None:
+            cond.append(Match.created_at >= since)
+        if until is not None:
+            cond.append(Match.created_at < until)
         if status is not None:
             cond.append(Match.status == status)
         if rules is not None:
