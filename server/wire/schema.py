@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from . import analysis as wa
 from . import messages as w
 
 CLIENT_MESSAGES = (w.Hello, w.Act, w.Ping)
@@ -50,6 +51,8 @@ REST_BODIES: tuple[Any, ...] = (
     w.Leaderboard,
     w.ChallengeList,
     w.Lobby,
+    wa.MatchAnalysis,
+    wa.Hint,
 )
 
 
