@@ -81,7 +81,7 @@ class Decision:
     reason: str
     """Why Hard chooses ``best``, as a code (:data:`REASONS`)."""
     choices: tuple[Choice, ...]
-    """Every legal action, the most valuable first."""
+    """Every legal action: Hard's choice first, then the most valuable."""
     loss: float
 
     @property
@@ -196,7 +196,13 @@ def evaluate(view: SeatView, played: Action, *, worlds: int = WORLDS, step: int 
         values, best, reason = _discard(bot, view)
     else:
         values, best, reason = _draw(bot, view)
-    choices = tuple(sorted((Choice(a, round(v, 2)) for a, v in values.items()), key=lambda c: -c.value))
+    # Hard's choice first (a draw's is Hard's rule, which the noisy playouts may rank lower),
+    # then the most valuable.
+    choices = tuple(
+        sorted(
+            (Choice(a, round(v, 2)) for a, v in values.items()), key=lambda c: (c.action != best, -c.value)
+        )
+    )
     by_action = {c.action: c.value for c in choices}
     loss = max(0.0, by_action[best] - by_action.get(played, by_action[best]))
     return Decision(step, view.phase, played, best, reason, choices, round(loss, 2))

@@ -36,7 +36,7 @@ class ValuedAction(_Wire):
 
 class AnalysedDecision(_Wire):
     """One decision of the player: what it played, what Hard would have played and why, and every
-    legal action's value (the best first). ``loss``: Hard's choice's value less the played
+    legal action's value (Hard's choice first, then the most valuable). ``loss``: Hard's choice's value less the played
     action's (0 when they agree); ``mistake`` when it is at least ``AnalysisBudget.mistake``."""
 
     step: Annotated[int, Meta(ge=0, description="index of the played action among the hand's actions")]
