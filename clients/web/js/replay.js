@@ -1,8 +1,10 @@
 // Replaying a finished match card by card from its record (GET /api/matches/{id}/record): each
 // deal and every action, moved on screen exactly as recorded. This is display, not rules: the
 // record says which card went where, and the hand's result (melds, layoffs, score) comes from
-// the server. Both hands are shown face up, since the match is over.
+// the server. Both hands are shown face up, since the match is over. Beside it, Hard's analysis
+// of the player's decisions in that hand (analysis.js).
 
+import { getAnalysis, replayAnalysis } from "./analysis.js";
 import { getRecord } from "./api.js";
 import { bySuit, cardName, cardShort, miniCard } from "./cards.js";
 import { announce, h, replaceChildren } from "./dom.js";
@@ -88,6 +90,18 @@ export function mountReplay(root, { matchId }) {
     const caption = h("p", { class: "status-line replay-caption", "aria-live": "polite" });
     const position = h("p", { class: "muted replay-position" });
     const resultArea = h("div", { class: "replay-result" });
+    const analysisArea = h("div", { class: "replay-analysis" });
+    let analysis = null;
+    getAnalysis(matchId).then(
+      (a) => {
+        analysis = a;
+        draw();
+      },
+      (e) => {
+        analysis = { error: e.message };
+        draw();
+      },
+    );
     const arrow = (a) => h("span", { "aria-hidden": "true" }, a);
     const btn = (before, text, after, fn) =>
       h("button", { class: "btn", type: "button", onclick: fn }, before ? arrow(before) : null, text, after ? arrow(after) : null);
@@ -102,7 +116,7 @@ export function mountReplay(root, { matchId }) {
       btn("", "Next hand", "\u00bb", () => go(handIndex + 1, 0)),
     );
     const deal = dealStatus(h, record);
-    replaceChildren(body, position, deal.el, caption, table, controls, resultArea);
+    replaceChildren(body, position, deal.el, caption, table, controls, resultArea, analysisArea);
 
     function scoresBefore(index) {
       const scores = [0, 0];
@@ -202,6 +216,7 @@ export function mountReplay(root, { matchId }) {
         text += ".";
       }
       caption.textContent = text;
+      replaceChildren(analysisArea, replayAnalysis(analysis, hand.number ?? handIndex + 1, step, (st) => go(handIndex, st)));
       const over = step === hand.actions.length;
       if (over && hand.result) {
         replaceChildren(resultArea, h("h2", {}, `Hand ${hand.number ?? handIndex + 1} result`), resultBlock(ctx, hand.result));
