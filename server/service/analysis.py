@@ -8,8 +8,9 @@ computer (the evaluation itself is :mod:`server.bots.analysis`, pure).
 - **CPU.** Computed in the thinking workers (:class:`~.thinking.ThinkingPool`; without workers,
   in a thread), with a fixed budget: ``worlds`` sampled worlds per decision (at most that many
   playouts per legal action). The transport rate-limits the requests per player.
-- **Cache.** An analysis is a function of (match, seat, finished hands, budget): the last
-  ``cache_size`` are kept in memory, least recently used dropped first. Nothing is stored.
+- **Cache.** A hand's analysis is a function of (match, seat, hand, budget): the last
+  ``cache_size`` hands are kept in memory, least recently used dropped first, so a match in
+  play computes only the hand just finished. Nothing is stored.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from server.bots import analysis as explain
-from server.rules import MatchState, SeatView
+from server.rules import RULES, HandLog, SeatView
 
 from .errors import Forbidden, MatchOver, NotFound, NotYourTurn
 from .live import MatchCache, replay
@@ -31,7 +32,8 @@ from .thinking import ThinkingPool
 
 T = TypeVar("T")
 
-CACHE_SIZE = 256
+CACHE_SIZE = 4096
+"""Analysed hands kept in memory (a few kilobytes each)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +49,9 @@ class HintResult:
     decision: explain.Decision
 
 
-def compute_analysis(record: dict[str, Any], seat: int, worlds: int) -> explain.MatchAnalysis:
-    """In a worker: the match rebuilt from its record, ``seat``'s finished hands analysed."""
-    return explain.analyse_match(MatchState.replay(record), seat, worlds=worlds)
+def compute_hand(rules: str, log: HandLog, seat: int, scores: tuple[int, int], worlds: int) -> explain.HandAnalysis:
+    """In a worker: one finished hand of ``seat``'s analysed."""
+    return explain.analyse_hand(RULES[rules], log, seat, scores, worlds=worlds)
 
 
 def compute_hint(view: SeatView, worlds: int) -> explain.Decision:
@@ -75,7 +77,7 @@ class Analyses:
         self.worlds = worlds
         self.hint_worlds = hint_worlds
         self.cache_size = cache_size
-        self._done: OrderedDict[tuple[str, int, int, int], explain.MatchAnalysis] = OrderedDict()
+        self._done: OrderedDict[tuple[str, int, int, int], explain.HandAnalysis] = OrderedDict()
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         pool = self.thinking()
@@ -91,15 +93,24 @@ class Analyses:
             raise NotFound(f"no match {match_id!r}")
         meta, actions = loaded
         state = replay(meta, actions)
-        key = (match_id, seat, len(state.results), self.worlds)
-        found = self._done.get(key)
-        if found is None:
-            found = await self._run(compute_analysis, state.record(), seat, self.worlds)
-            self._done[key] = found
-            while len(self._done) > self.cache_size:
-                self._done.popitem(last=False)
-        self._done.move_to_end(key)
-        return AnalysisResult(meta, found, self.worlds)
+        scores = explain.match_scores(state)
+        hands = []
+        points = 0
+        # Hand by hand, each its own job: a long match does not hold a worker for seconds, and
+        # a match in play computes only the hand that has just finished.
+        for i, (log, result) in enumerate(zip(state.log, state.results, strict=False)):
+            key = (match_id, seat, log.number, self.worlds)
+            found = self._done.get(key)
+            if found is None:
+                found = await self._run(compute_hand, meta.rules, log, seat, scores[i], self.worlds)
+                self._done[key] = found
+                while len(self._done) > self.cache_size:
+                    self._done.popitem(last=False)
+            self._done.move_to_end(key)
+            hands.append(found)
+            if result.winner is not None:
+                points += result.points if result.winner == seat else -result.points
+        return AnalysisResult(meta, explain.MatchAnalysis(seat, tuple(hands), points), self.worlds)
 
     async def hint(self, player: PlayerRecord, match_id: str) -> HintResult:
         meta = await self.queries.read_meta(match_id)

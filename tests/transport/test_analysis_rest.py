@@ -48,7 +48,7 @@ async def test_the_analysis_of_a_finished_match_for_its_player_only(make_client)
             (steps[s].loss for s in hand.mistakes), reverse=True
         )
     assert round(sum(h.lost for h in analysis.hands), 1) == round(analysis.lost, 1)
-    assert len(client.app[SERVICE].analyses) == 2  # cached: once with no hand, once finished
+    assert len(client.app[SERVICE].analyses) == len(analysis.hands)  # each hand cached once
 
     await error_of(await client.get(url, headers=auth(eve)), 403, "forbidden")
     await error_of(await client.get(url), 401, "unauthorized")
