@@ -18,7 +18,7 @@ HOUSE = RULES["house"]
 
 def _played_hand(seed: int) -> HandLog:
     """The first hand of a match between Normal (seat 0) and Easy, played to its end."""
-    m = MatchState(HOUSE, seed=f"hidden-{seed}", first_starter=seed % 2)
+    m = MatchState(HOUSE, seed=f"hidden-{seed}", first_starter=seed // 2 % 2)
     bots = [make_bot("normal", seed), make_bot("easy", seed)]
     while m.hand_number == 1:
         s = m.hand.to_act
@@ -61,13 +61,14 @@ def _other_world(log: HandLog, seat: int, rng: random.Random) -> HandLog:
     return HandLog(log.number, log.starter, log.seed, hands, log.upcard, move(log.stock), actions)
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", range(4))
 def test_the_analysis_never_depends_on_a_card_the_seat_could_not_see(seed: int) -> None:
+    seat = seed % 2  # either seat, starting or dealing
     log = _played_hand(seed)
-    other = _other_world(log, 0, random.Random(seed))
-    assert other.hands[1] != log.hands[1] or other.stock != log.stock
-    mine = [d for d in analyse_hand(HOUSE, log, 0, worlds=WORLDS).decisions if d.step < len(other.actions)]
-    theirs = analyse_hand(HOUSE, other, 0, worlds=WORLDS).decisions
+    other = _other_world(log, seat, random.Random(seed))
+    assert other.hands[1 - seat] != log.hands[1 - seat] or other.stock != log.stock
+    mine = [d for d in analyse_hand(HOUSE, log, seat, worlds=WORLDS).decisions if d.step < len(other.actions)]
+    theirs = analyse_hand(HOUSE, other, seat, worlds=WORLDS).decisions
     assert mine and mine == list(theirs)
 
 
@@ -104,7 +105,7 @@ def test_not_knocking_with_no_deadwood_is_a_mistake() -> None:
     assert {c.action for c in decision.choices} == set(view.legal_actions)  # every one valued
 
 
-def test_playing_as_hard_loses_nothing_and_the_match_adds_up() -> None:
+def test_a_match_analysis_covers_finished_hands_adds_up_and_is_deterministic() -> None:
     m = MatchState(HOUSE, seed="as-hard", first_starter=0)
     bots = [make_bot("hard", 3, worlds=WORLDS), make_bot("easy", 1)]
     while m.hand_number == 1:
