@@ -13,8 +13,8 @@ does; the box bonus counted where the rules have one), and names the one Hard wo
   ``every=True``: every legal discard and knock, on all the samples), and Hard's choice is the
   best of them (gin whenever it can, as Hard plays).
 
-A decision's **loss** is what Hard's choice is worth less what the played action is worth (never
-below 0): the points the player gave away by Hard's reckoning. A hand's **start value** is the
+Values are rounded to 0.01, a loss and a start value to 0.1. A decision's **loss** is what Hard's
+choice is worth less what the played action is worth (never below 0): the points the player gave away by Hard's reckoning. A hand's **start value** is the
 value of Hard's choice at the seat's first decision, its luck (how good the deal was for it).
 
 Everything is computed from a :class:`~server.rules.SeatView` rebuilt by replaying the hand up
@@ -50,7 +50,7 @@ from server.rules.match import HandLog, MatchState
 from server.rules.melds import min_deadwood
 
 from .base import own_mask, top_of_pile, view_key
-from .hard import HardBot, with_box
+from .hard import HardBot, feed_chance, with_box
 from .knowledge import Knowledge
 from .sim import DISCARD, DRAW, UPCARD, Memo, playout
 
@@ -205,7 +205,7 @@ def evaluate(view: SeatView, played: Action, *, worlds: int = WORLDS, step: int 
     )
     by_action = {c.action: c.value for c in choices}
     loss = max(0.0, by_action[best] - by_action.get(played, by_action[best]))
-    return Decision(step, view.phase, played, best, reason, choices, round(loss, 2))
+    return Decision(step, view.phase, played, best, reason, choices, round(loss, 1))
 
 
 def _discard(bot: HardBot, view: SeatView) -> tuple[dict[Action, float], Action, str]:
@@ -219,20 +219,29 @@ def _discard(bot: HardBot, view: SeatView) -> tuple[dict[Action, float], Action,
             raw.items(), key=lambda kv: (kv[1], kv[0][0] == "knock", -scored.get(kv[0][1], 0.0), kv[0][1])
         )
         best = Knock(DECK[card]) if kind == "knock" else Discard(DECK[card])
-    return values, best, _discard_reason(view, best, scored)
+    return values, best, _discard_reason(view, best)
 
 
-def _discard_reason(view: SeatView, best: Action, scored: dict[int, float]) -> str:
-    options = dict(view.discard_deadwood)
+def _discard_reason(view: SeatView, best: Action) -> str:
+    options = {c.index: dw for c, dw in view.discard_deadwood}
     assert isinstance(best, Discard | Knock)
+    card = best.card.index
     if isinstance(best, Knock):
-        return "gin" if options[best.card] == 0 else "knock"
-    if min(options.values()) <= view.knock_limit:
+        return "gin" if options[card] == 0 else "knock"
+    least = min(options.values())
+    if least <= view.knock_limit:
         return "wait"
-    if options[best.card] == min(options.values()):
+    tied = [c for c, dw in options.items() if dw == options[card] and c != card]
+    if options[card] == least and not tied:
         return "least_deadwood"
-    quick = min(scored, key=lambda c: scored[c]) if scored else None
-    return "keeps_chances" if quick == best.card.index else "safer"
+    # Between cards that leave as much deadwood (or when Hard keeps more), the quick score's
+    # two parts tell why: the chance of feeding the opponent, or the draws that would help.
+    k = Knowledge.from_view(view)
+    probs = k.opp_probabilities() | {c: 1.0 for c in range(52) if k.opp_known >> c & 1}
+    others = tied or [c for c in options if c != card]
+    if others and feed_chance(card, probs) < min(feed_chance(c, probs) for c in others):
+        return "safer"
+    return "keeps_chances"
 
 
 def _draw(bot: HardBot, view: SeatView) -> tuple[dict[Action, float], Action, str]:
@@ -310,7 +319,7 @@ def analyse_hand(
         for step, view, action in seat_decisions(rules, log, seat, scores)
     )
     start = decisions[0].value_of(decisions[0].best) if decisions else 0.0
-    return HandAnalysis(log.number, round(start, 2), decisions)
+    return HandAnalysis(log.number, round(start, 1), decisions)
 
 
 def analyse_match(

@@ -49,7 +49,9 @@ class HintResult:
     decision: explain.Decision
 
 
-def compute_hand(rules: str, log: HandLog, seat: int, scores: tuple[int, int], worlds: int) -> explain.HandAnalysis:
+def compute_hand(
+    rules: str, log: HandLog, seat: int, scores: tuple[int, int], worlds: int
+) -> explain.HandAnalysis:
     """In a worker: one finished hand of ``seat``'s analysed."""
     return explain.analyse_hand(RULES[rules], log, seat, scores, worlds=worlds)
 

@@ -80,14 +80,14 @@ def analysis(result: AnalysisResult) -> wa.MatchAnalysis:
             wa.HandAnalysis(
                 number=h.number,
                 start_value=h.start_value,
-                lost=round(h.lost, 2),
+                lost=round(h.lost, 1),
                 mistakes=[d.step for d in h.mistakes],
                 decisions=[decision(d) for d in h.decisions],
             )
             for h in a.hands
         ],
-        luck=round(a.luck, 2),
-        lost=round(a.lost, 2),
+        luck=round(a.luck, 1),
+        lost=round(a.lost, 1),
         points=a.points,
         summary=summary(a),
         budget=wa.AnalysisBudget(worlds=result.worlds, mistake=explain.MISTAKE),

@@ -90,7 +90,9 @@ def test_discarding_a_card_of_a_made_meld_is_a_mistake() -> None:
     decision = analyse_hand(HOUSE, log, 0, worlds=WORLDS).decisions[-1]
     assert decision.mistake and decision.played == Discard("8h")
     assert decision.best in {Discard(c) for c in parse_cards("Kc Qd Jc Td 5c")}
-    assert decision.loss == pytest.approx(decision.value_of(decision.best) - decision.value_of(Discard("8h")))
+    assert decision.loss == pytest.approx(
+        decision.value_of(decision.best) - decision.value_of(Discard("8h")), abs=0.05
+    )
 
 
 def test_not_knocking_with_no_deadwood_is_a_mistake() -> None:

@@ -56,6 +56,7 @@ def test_hints_the_biggest_mistake_and_the_analysis_in_the_replay(server, new_pa
     second.get_by_role("button").click()
     expect(page.get_by_text(re.compile(rf"^Hand 1 of \d+ \u00b7 move {step + 1} of "))).to_be_visible()
     expect(panel.locator(".decision.current")).to_have_attribute("data-step", str(step))
+    expect(page.locator(".analysis-move-note")).to_contain_text(re.compile(r"^!?Hard would"))
     shot(page, "analysis-replay")
 
     # The analysis page lists the hand too, on a phone as well.

@@ -82,6 +82,19 @@ export function replayAnalysis(analysis, handNumber, step, go) {
   );
 }
 
+/** Under the replay's caption, for the player's move just shown: Hard's word on it. */
+export function moveNote(analysis, handNumber, step) {
+  const d = analysis?.hands?.find((x) => x.number === handNumber)?.decisions.find((x) => x.step === step - 1);
+  if (!d) return null;
+  const same = JSON.stringify(d.played) === JSON.stringify(d.best);
+  return h(
+    "p",
+    { class: `analysis-move-note ${d.mistake ? "mistake" : ""}`.trim() },
+    d.mistake ? h("span", { class: "mistake-mark", "aria-label": "Mistake" }, "!") : null,
+    same ? "Hard would have played this too." : `Hard would ${actionText(d.best)} (\u2212${d.loss.toFixed(1)}). ${d.explanation}`,
+  );
+}
+
 /** In the "Hand N is over" dialog: the hand's biggest mistake and a link to the whole analysis.
  * Filled in when the analysis arrives; nothing is shown when it cannot be had. */
 export function mistakeNote(matchId, number) {

@@ -4,7 +4,7 @@
 // the server. Both hands are shown face up, since the match is over. Beside it, Hard's analysis
 // of the player's decisions in that hand (analysis.js).
 
-import { getAnalysis, replayAnalysis } from "./analysis.js";
+import { getAnalysis, moveNote, replayAnalysis } from "./analysis.js";
 import { getRecord } from "./api.js";
 import { bySuit, cardName, cardShort, miniCard } from "./cards.js";
 import { announce, h, replaceChildren } from "./dom.js";
@@ -91,6 +91,7 @@ export function mountReplay(root, { matchId }) {
     const position = h("p", { class: "muted replay-position" });
     const resultArea = h("div", { class: "replay-result" });
     const analysisArea = h("div", { class: "replay-analysis" });
+    const noteArea = h("div", { class: "replay-move-analysis", "aria-live": "polite" });
     let analysis = null;
     getAnalysis(matchId).then(
       (a) => {
@@ -116,7 +117,7 @@ export function mountReplay(root, { matchId }) {
       btn("", "Next hand", "\u00bb", () => go(handIndex + 1, 0)),
     );
     const deal = dealStatus(h, record);
-    replaceChildren(body, position, deal.el, caption, table, controls, resultArea, analysisArea);
+    replaceChildren(body, position, deal.el, caption, noteArea, table, controls, resultArea, analysisArea);
 
     function scoresBefore(index) {
       const scores = [0, 0];
@@ -216,6 +217,7 @@ export function mountReplay(root, { matchId }) {
         text += ".";
       }
       caption.textContent = text;
+      replaceChildren(noteArea, moveNote(analysis, hand.number ?? handIndex + 1, step));
       replaceChildren(analysisArea, replayAnalysis(analysis, hand.number ?? handIndex + 1, step, (st) => go(handIndex, st)));
       const over = step === hand.actions.length;
       if (over && hand.result) {
