@@ -185,10 +185,13 @@ export function hintLine(t) {
         t.render();
       },
       () => {
-        if (t.s.hint?.version === asked) t.s.hint = { version: asked, data: null, failed: true };
+        if (t.s.hint?.version !== asked) return;
+        t.s.hint = { version: asked, data: null, failed: true }; // (a refusal: no hint this move)
+        t.render();
       },
     );
   }
+  if (t.s.hint.failed) return null;
   const data = t.s.hint.data;
   return h(
     "p",
