@@ -108,6 +108,14 @@ class Limits:
     requests_rate: str = "600/minute"
     """REST requests per player token; a missing or unknown token counts against the client
     address instead."""
+    analysis_rate: str = "10/minute"
+    """Match analyses computed per player (``GET /api/matches/{id}/analysis``; ``limit:
+    "analysis"``); answers from the cache count too."""
+    hint_rate: str = "60/minute"
+    """Hints per player (``GET /api/matches/{id}/hint``; ``limit: "hint"``)."""
+    analysis_worlds: int = 16
+    """Sampled worlds per decision of an analysis or a hint (the CPU budget: at most that many
+    playouts per legal action; Hard plays with 40)."""
 
 
 @dataclass(frozen=True, slots=True)

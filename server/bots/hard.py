@@ -99,7 +99,7 @@ class HardBot(Bot):
 
     # --- the picture of the hand --------------------------------------------------------------
 
-    def _sample(self, view: SeatView, k: Knowledge, worlds: int) -> list[tuple[int, list[int]]]:
+    def sample_worlds(self, view: SeatView, k: Knowledge, worlds: int) -> list[tuple[int, list[int]]]:
         """``worlds`` guesses at the hidden cards: (opponent's hand, stock top first)."""
         weights = k.weights()
         turns = None if self.clue_turns >= 99 else self.clue_turns
@@ -123,14 +123,33 @@ class HardBot(Bot):
     # --- discard ------------------------------------------------------------------------------
 
     def discard(self, view: SeatView) -> Discard | Knock:
+        options = dict(view.discard_deadwood)
+        if min(options.values()) == 0:
+            # Gin: nothing scores more. Throw the card that feeds the opponent least.
+            gin_card = max((c for c, dw in options.items() if dw == 0), key=lambda c: (VALUES[c.index], c))
+            return Knock(gin_card)
+        values, scored = self.discard_values(view)
+        (kind, card), _ = max(
+            values.items(), key=lambda kv: (kv[1], kv[0][0] == "knock", -scored.get(kv[0][1], 0.0), kv[0][1])
+        )
+        return Knock(DECK[card]) if kind == "knock" else Discard(DECK[card])
+
+    def discard_values(
+        self, view: SeatView, *, every: bool = False
+    ) -> tuple[dict[tuple[str, int], float], dict[int, float]]:
+        """Hard's evaluation of a DISCARD decision: ``({(kind, card index): value}, quick
+        scores)``, each value in expected points of the hand for this seat (box bonus counted).
+
+        Hard plays the best of these. Normally only its few best discards by the quick score are
+        simulated (and only the best ``keep`` on every sample); ``every``: every legal discard
+        and knock is simulated on all the samples (the analysis of a decision, which must value
+        the card the player threw too). The random draws are the same either way, so ``every``
+        changes no value of a candidate Hard would have simulated on all its samples.
+        """
         rules = view.rules
         limit = view.knock_limit
         options = dict(view.discard_deadwood)
         least = min(options.values())
-        if least == 0:
-            # Gin: nothing scores more. Throw the card that feeds the opponent least.
-            gin_card = max((c for c, dw in options.items() if dw == 0), key=lambda c: (VALUES[c.index], c))
-            return Knock(gin_card)
         hand = own_mask(view)
         k = Knowledge.from_view(view)
         memo = Memo()
@@ -139,10 +158,13 @@ class HardBot(Bot):
         ranked = sorted(scored, key=lambda i: scored[i])
         # Simulate only the few best by the quick score, and none that is clearly worse.
         cut = scored[ranked[0]] + self.margin
-        candidates = [c for c in ranked[: self.candidates] if scored[c] <= cut]
-        if len(candidates) == 1 and least > limit:
-            return Discard(DECK[candidates[0]])
-        worlds = self._sample(view, k, self.worlds)
+        if every:
+            candidates = ranked
+        else:
+            candidates = [c for c in ranked[: self.candidates] if scored[c] <= cut]
+            if len(candidates) == 1 and least > limit:
+                return {("discard", candidates[0]): 0.0}, scored
+        worlds = self.sample_worlds(view, k, self.worlds)
         me = view.seat
         assert me is not None
         # The opponent's knock in the playouts: at its first chance, or (past ``opp_gin_after``
@@ -151,7 +173,7 @@ class HardBot(Bot):
         gin_holder = len(k.opp_discards) >= self.opp_gin_after
         opp_knock = [0 if gin_holder and not (self.opp_mix and j % 2) else limit for j in range(len(worlds))]
 
-        worth = self._worth(view)
+        worth = self.worth(view)
 
         def play(c: int, lo: int, hi: int) -> float:
             total = 0.0
@@ -170,7 +192,7 @@ class HardBot(Bot):
         penalty = {c: self.blend * (scored[c] - base) for c in candidates}
         values: dict[tuple[str, int], float] = {}
         n = len(worlds)
-        if self.keep and len(candidates) > self.keep and n > 1:
+        if not every and self.keep and len(candidates) > self.keep and n > 1:
             # Every candidate plays half the samples; only the best few play the other half (this
             # caps the slowest decisions, which set the response time, at little cost).
             half = n // 2
@@ -186,7 +208,7 @@ class HardBot(Bot):
                 values[("discard", c)] = play(c, 0, n) / n - penalty[c]
         if least <= limit:
             # The knock's own discard never reaches the opponent; only the ten cards left count.
-            for kc in (c.index for c, dw in options.items() if dw == least):
+            for kc in (c.index for c, dw in options.items() if dw <= (limit if every else least)):
                 left = hand & ~(1 << kc)
                 total = sum(
                     worth(
@@ -197,12 +219,9 @@ class HardBot(Bot):
                     for opp_hand, _ in worlds
                 )
                 values[("knock", kc)] = total / n + self.knock_bias
-        (kind, card), _ = max(
-            values.items(), key=lambda kv: (kv[1], kv[0][0] == "knock", -scored.get(kv[0][1], 0.0), kv[0][1])
-        )
-        return Knock(DECK[card]) if kind == "knock" else Discard(DECK[card])
+        return values, scored
 
-    def _worth(self, view: SeatView) -> Callable[[int], float]:
+    def worth(self, view: SeatView) -> Callable[[int], float]:
         """What a hand's points (for this seat; negative: for the opponent) are worth in this
         match. With ``match_bonus`` and no box bonus (``house``: only winning the match counts),
         points past the target are worth nothing and reaching it is worth ``match_bonus`` more;

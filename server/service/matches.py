@@ -10,7 +10,8 @@ live connections (open, subscribe, unsubscribe); each part does one job:
 - :mod:`.presence`: who is connected, across processes;
 - :mod:`.computer`: the computer's turns;
 - :mod:`.ratings`: rated matches' Glicko-2 updates, ratings and the leaderboard;
-- :mod:`.lobby`: open challenges and the live counts.
+- :mod:`.lobby`: open challenges and the live counts;
+- :mod:`.analysis`: explained play (a match's analysis, hints), in the thinking workers.
 
 Rules kept here:
 
@@ -33,6 +34,7 @@ from typing import Any
 from server.bots import make_bot
 
 from .accounts import Accounts
+from .analysis import Analyses, AnalysisResult, HintResult
 from .clock import Clock, SystemClock
 from .clocks import Clocks
 from .commands import Commands, CreatedMatch, MatchCaps
@@ -92,6 +94,7 @@ class MatchService:
         clock: Clock | None = None,
         ids: Ids | None = None,
         timing: Timing | None = None,
+        analysis_worlds: int | None = None,
     ) -> None:
         self.store = store
         self.broadcaster: Broadcaster = broadcaster or InProcessBroadcaster()
@@ -148,6 +151,10 @@ class MatchService:
         self.rematches = Rematches(store, self.cache, self.writer, self.commands, self.clock, self.ids)
         self.ratings = Ratings(store, self.clock)
         self.lobby = Lobby(store, self.clock)
+        worlds = (
+            {} if analysis_worlds is None else {"worlds": analysis_worlds, "hint_worlds": analysis_worlds}
+        )
+        self.analyses = Analyses(store, self.cache, lambda: self.computer.thinking, **worlds)
         self.broadcaster.listen(self._on_change)
         self.metrics.live_matches.set_function(
             lambda: sum(1 for lv in self.cache.held.values() if lv.meta.status != "finished")
@@ -225,6 +232,14 @@ class MatchService:
 
     async def stats(self, player: PlayerRecord) -> dict[str, int]:
         return await self.queries.stats(player)
+
+    async def analysis(self, player: PlayerRecord, match_id: str) -> AnalysisResult:
+        """Hard's analysis of the player's decisions in the match's finished hands."""
+        return await self.analyses.analysis(player, match_id)
+
+    async def hint(self, player: PlayerRecord, match_id: str) -> HintResult:
+        """What Hard would play now (against the computer, unrated, on the player's turn)."""
+        return await self.analyses.hint(player, match_id)
 
     # --- commands -----------------------------------------------------------------------------
 

@@ -34,10 +34,12 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import Any, TypeVar
 
 from server.bots import HardBot, make_bot
 from server.rules import Action, SeatView
+
+T = TypeVar("T")
 
 
 def _watch_server(server_pid: int) -> None:
@@ -100,14 +102,7 @@ class ThinkingPool:
         return max(MIN_WORLDS, FULL_WORLDS * room // (ahead + 1))
 
     async def choose(self, level: str, seed: str, view: SeatView) -> Action:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                self.workers,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_watch_server,
-                initargs=(os.getpid(),),
-            )
-        pool = self._pool
+        pool = self._executor()
         options: dict[str, int] = {}
         if level == HardBot.difficulty:
             worlds = self.worlds(self.pending)
@@ -126,6 +121,32 @@ class ThinkingPool:
         finally:
             self.pending -= 1
         return Action.from_wire(wire)
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """Any other slow, pure work (the analysis of a match, a hint) in the same workers:
+        ``fn`` a module-level function, its arguments and answer picklable. It counts as a
+        pending decision, so the computer's moves behind it are made lighter, not later."""
+        pool = self._executor()
+        self.pending += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
+        except BrokenProcessPool:
+            if self._pool is pool:
+                self._pool = None
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        finally:
+            self.pending -= 1
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_watch_server,
+                initargs=(os.getpid(),),
+            )
+        return self._pool
 
     def close(self) -> None:
         if self._pool is not None:

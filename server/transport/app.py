@@ -185,6 +185,7 @@ def service_ctx(
             metrics=app[METRICS],
             thinking=thinking,
             timing=Timing(limits.clock_tick_seconds, limits.claim_seconds, limits.waiting_match_seconds),
+            analysis_worlds=limits.analysis_worlds,
             **kwargs,
         )
         service.start_clocks()
@@ -213,6 +214,8 @@ async def limiter_ctx(app: web.Application) -> AsyncIterator[None]:
             "requests": limits.requests_rate,
             "login_account": limits.login_account_rate,
             "login_address": limits.login_address_rate,
+            "analysis": limits.analysis_rate,
+            "hint": limits.hint_rate,
         }
     )
     app[LIMITER] = limiter
@@ -240,7 +243,7 @@ def create_app(
 ) -> web.Application:
     """The server application. ``broadcaster`` replaces the in-process fan-out (several
     processes); ``bot_factory`` replaces ``server.bots.make_bot`` (tests)."""
-    from . import accounts, exporting, ratings_rest, rest, static, ws
+    from . import accounts, analysis_rest, exporting, ratings_rest, rest, static, ws
 
     settings = settings or Settings.from_env()
     middlewares: list[Any] = [errors_middleware]
@@ -262,6 +265,7 @@ def create_app(
     accounts.setup(app)
     ratings_rest.setup(app)
     exporting.setup(app)
+    analysis_rest.setup(app)
     ws.setup(app)
     static.setup(app)
     return app

@@ -271,10 +271,12 @@ def openapi_document() -> dict[str, Any]:
             }
         },
     }
-    from .openapi_ratings import rating_paths  # (it builds on this module's helpers)
+    from .openapi_analysis import analysis_paths  # (they build on this module's helpers)
+    from .openapi_ratings import rating_paths
 
     paths.update(rating_paths())
     paths.update(export_paths(_ok, _errors, _MATCH_ID))
+    paths.update(analysis_paths())
     return {
         "openapi": "3.1.0",
         "info": {

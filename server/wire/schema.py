@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from . import analysis as wa
 from . import messages as w
 from .export import ExportedMatch
 
@@ -52,6 +53,8 @@ REST_BODIES: tuple[Any, ...] = (
     w.ChallengeList,
     w.Lobby,
     ExportedMatch,
+    wa.MatchAnalysis,
+    wa.Hint,
 )
 
 

@@ -14,7 +14,7 @@ def test_points_past_the_target_are_worth_nothing_and_reaching_it_earns_the_bonu
     state = scenarios.late_knock()
     state.scores = (90, 70)  # the bot is seat 1: 30 from the target; the opponent 10
     view = state.view(1)
-    worth = HardBot(0, match_bonus=40)._worth(view)
+    worth = HardBot(0, match_bonus=40).worth(view)
     assert worth(12) == 12  # short of the target: points are points
     assert worth(30) == 30 + 40 and worth(55) == 30 + 40  # reaching it: the bonus, no more
     assert worth(-9) == -9
@@ -25,11 +25,11 @@ def test_points_past_the_target_are_worth_nothing_and_reaching_it_earns_the_bonu
 def test_without_the_option_or_with_a_box_bonus_points_are_points() -> None:
     state = scenarios.late_knock()
     state.scores = (90, 70)
-    assert HardBot(0)._worth(state.view(1))(55) == 55
+    assert HardBot(0).worth(state.view(1))(55) == 55
     classic = scenarios.late_knock()
     classic.rules = RULES["classic"]
     classic.scores = (90, 70)
-    assert HardBot(0, match_bonus=40)._worth(classic.view(1))(55) == 55
+    assert HardBot(0, match_bonus=40).worth(classic.view(1))(55) == 55
 
 
 def test_the_score_enters_the_decision_seed_only_once_it_is_not_nil() -> None:

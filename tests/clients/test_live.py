@@ -498,3 +498,26 @@ async def test_the_creator_cancels_a_match_nobody_joined_and_the_invite_stops_wo
     await bob.join_match(again.match_id, again.invite.code)
     with pytest.raises(Conflict):
         await ada.cancel(again.match_id)
+
+
+async def test_the_library_and_the_command_line_give_the_analysis_of_a_match(base_url, capsys):
+    from ginrummy_client import __main__ as cli
+    from ginrummy_client.analysis import format_analysis
+
+    client = await _player(base_url, "Ada explained")
+    ticket = await client.create_match(opponent="computer", difficulty="easy")
+    async with client.connect(ticket) as conn:
+        view = await conn.turn()
+        assert view is not None
+        hint = await client.hint(ticket.match_id)  # on its turn: Hard's suggestion, from its view
+        assert hint["best"] in [c["action"] for c in hint["choices"]] and hint["explanation"]
+        final = await conn.play(quick)
+    analysis = await client.analysis(ticket.match_id)
+    assert analysis["seat"] == ticket.seat and len(analysis["hands"]) == final.hand_number
+    text = format_analysis(analysis, every=True)
+    assert text.startswith("Deals: ") and "Hand 1: deal worth " in text
+    await asyncio.to_thread(
+        cli.main, ["analysis", ticket.match_id, "--server", base_url, "--token", client.token or ""]
+    )
+    out = capsys.readouterr().out
+    assert out.startswith("Deals: ") and f"Hand {final.hand_number}: " in out

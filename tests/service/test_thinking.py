@@ -43,6 +43,27 @@ async def test_a_worker_chooses_exactly_what_the_bot_in_this_process_would():
         pool.close()
 
 
+async def test_an_analysis_and_a_hint_run_in_a_worker_and_answer_as_they_would_here():
+    from server.bots.analysis import analyse_hand
+    from server.service.analysis import compute_hand, compute_hint
+
+    m = new_match("house", seed=4)
+    bots = [make_bot("normal", s) for s in (0, 1)]
+    while m.hand_number == 1:
+        seat = m.hand.to_act
+        m.apply(bots[seat].choose(m.hand.view(seat)), seat)
+    view = m.hand.view(m.hand.to_act)
+    pool = ThinkingPool(1)
+    try:
+        there = await pool.run(compute_hand, "house", m.log[0], 0, (0, 0), 2)
+        hint = await pool.run(compute_hint, view, 2)
+        assert pool.pending == 0
+    finally:
+        pool.close()
+    assert there == analyse_hand(m.rules, m.log[0], 0, worlds=2) and there.decisions
+    assert hint == compute_hint(view, 2) and hint.best in view.legal_actions
+
+
 async def test_decisions_behind_a_long_queue_sample_fewer_worlds_and_stay_deterministic():
     lighter = 0
 

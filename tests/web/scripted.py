@@ -168,6 +168,11 @@ def open_scripted(page: Page, base_url: str, *views: dict[str, Any], seat: int =
         ws.on_message(on_message)
 
     page.route_web_socket(re.compile(r"/ws$"), route)
+    # The result dialog asks for the hand's analysis: a scripted match has none to give.
+    page.route(
+        re.compile(rf"/api/matches/{MATCH}/analysis$"),
+        lambda r: r.fulfill(json={"match_id": MATCH, "seat": seat, "status": "active", "hands": []}),
+    )
     info = json.dumps({"seat": seat})
     page.add_init_script(
         f"localStorage.setItem('ginrummy.player', {json.dumps(json.dumps(PLAYER))});"

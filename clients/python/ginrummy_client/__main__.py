@@ -3,6 +3,7 @@
 N matches), ``verify MATCH_ID`` (re-derive a finished match's deals from its record) and
 ``export MATCH_ID…`` or ``export --all`` (write matches to files: JSON, the text notation, or
 every finished match as NDJSON).
+``analysis MATCH_ID`` (Hard's analysis of your decisions, the biggest mistakes first).
 
 The server defaults to ``$GINRUMMY_SERVER`` or http://127.0.0.1:8080.
 """
@@ -17,6 +18,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .analysis import format_analysis
 from .arena import load_strategy, run_arena
 from .errors import GinRummyError
 from .rest import GinRummyClient
@@ -93,6 +95,11 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--dir", default=".", help="the folder to write into (default: here)")
     out.add_argument("--server", default=DEFAULT_SERVER, help="server base URL (default %(default)s)")
     out.add_argument("--token", default=os.environ.get("GINRUMMY_TOKEN"), help="your player token")
+    explain = sub.add_parser("analysis", help="Hard's analysis of your decisions in a match")
+    explain.add_argument("match", metavar="MATCH_ID")
+    explain.add_argument("--server", default=DEFAULT_SERVER, help="server base URL (default %(default)s)")
+    explain.add_argument("--token", default=os.environ.get("GINRUMMY_TOKEN"), help="your player token")
+    explain.add_argument("--every", action="store_true", help="every decision that differs from Hard's")
     return parser
 
 
@@ -200,11 +207,19 @@ async def _verify(args: argparse.Namespace) -> int:
     return 0 if report.ok else 2
 
 
+async def _analysis(args: argparse.Namespace) -> int:
+    if not args.token:
+        raise ValueError("analysis needs --token (or $GINRUMMY_TOKEN): a player of the match")
+    print(
+        format_analysis(await GinRummyClient(args.server, args.token).analysis(args.match), every=args.every)
+    )
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    runner = {"play": _play, "watch": _watch, "arena": _arena, "verify": _verify, "export": _export}[
-        args.command
-    ]
+    runners = {"play": _play, "watch": _watch, "arena": _arena, "verify": _verify, "export": _export}
+    runner = (runners | {"analysis": _analysis})[args.command]
     try:
         return asyncio.run(runner(args))
     except KeyboardInterrupt:

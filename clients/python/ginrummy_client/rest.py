@@ -286,6 +286,19 @@ class GinRummyClient(AccountsMixin, ExportsMixin):
         self._auth()
         return dict(await self.request("GET", f"/api/matches/{urllib.parse.quote(match_id)}/record"))
 
+    async def analysis(self, match_id: str) -> dict[str, Any]:
+        """Hard's analysis of your decisions in the match's finished hands (explained play):
+        ``{summary, luck, lost, points, hands: [{number, start_value, lost, mistakes,
+        decisions}]}``; print it with :func:`ginrummy_client.analysis.format_analysis`."""
+        self._auth()
+        return dict(await self.request("GET", f"/api/matches/{urllib.parse.quote(match_id)}/analysis"))
+
+    async def hint(self, match_id: str) -> dict[str, Any]:
+        """What Hard would play now, on your turn in an unrated match against the computer:
+        ``{best, reason, explanation, choices}``."""
+        self._auth()
+        return dict(await self.request("GET", f"/api/matches/{urllib.parse.quote(match_id)}/hint"))
+
     async def resign(self, match_id: str) -> MatchSummary:
         self._auth()
         path = f"/api/matches/{urllib.parse.quote(match_id)}/resign"

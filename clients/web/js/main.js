@@ -7,9 +7,10 @@
 //   #/account          sign up, sign in, passkeys, devices
 //   #/player/ID        a player's page         #/leaderboard      the leaderboard
 //   #/lobby            open challenges
-//   #/stats            the player's record
+//   #/stats            the player's record  #/analysis/ID      Hard's analysis of your play
 
 import { mountAccount } from "./account.js";
+import { mountAnalysis } from "./analysis.js";
 import { mountHistory, mountMatchDetail } from "./history.js";
 import { mountHome } from "./home.js";
 import { mountJoin } from "./join.js";
@@ -37,6 +38,7 @@ const routes = [
   [/^\/leaderboard$/, (root) => mountLeaderboard(root)],
   [/^\/lobby$/, (root) => mountLobby(root)],
   [/^\/stats$/, (root) => mountStats(root)],
+  [/^\/analysis\/([^/]+)$/, (root, [id]) => mountAnalysis(root, { matchId: id })],
 ];
 
 let cleanup = null;

@@ -11,6 +11,7 @@
 
 import { h, replaceChildren } from "./dom.js";
 import { store } from "./store.js";
+import { hintLine } from "./analysis.js";
 import { renderClock, stopClock } from "./table/clock.js";
 import { connect, send } from "./table/connection.js";
 import { endDrag } from "./table/drag.js";
@@ -118,6 +119,7 @@ function render(t) {
   renderHand(t);
   renderActions(t);
   renderSide(t);
+  replaceChildren(el.advice, hintLine(t));
   renderWaiting(t);
   renderFinished(t);
   renderClock(t);

@@ -4,8 +4,10 @@
 // the server. Both hands are shown face up, since the match is over. Without a match id
 // (#/replay) the page imports a match in the text notation (docs/notation.md) and replays that.
 // Keys: left and right arrows step a move, Page Up and Page Down a hand, Home and End go to the
-// hand's first and last move, Space plays and pauses.
+// hand's first and last move, Space plays and pauses. Beside it, Hard's analysis of the
+// player's decisions in that hand (analysis.js).
 
+import { getAnalysis, moveNote, replayAnalysis } from "./analysis.js";
 import { getRecord } from "./api.js";
 import { bySuit, cardName, cardShort, miniCard } from "./cards.js";
 import { announce, h, replaceChildren } from "./dom.js";
@@ -109,6 +111,20 @@ export function mountReplay(root, { matchId }) {
     const caption = h("p", { class: "status-line replay-caption", "aria-live": "polite" });
     const position = h("p", { class: "muted replay-position" });
     const resultArea = h("div", { class: "replay-result" });
+    const analysisArea = h("div", { class: "replay-analysis" });
+    const noteArea = h("div", { class: "replay-move-analysis", "aria-live": "polite" });
+    // An imported file has no match on this server to analyse.
+    let analysis = matchId ? null : { error: "this match was imported from a file" };
+    if (matchId) getAnalysis(matchId).then(
+      (a) => {
+        analysis = a;
+        draw();
+      },
+      (e) => {
+        analysis = { error: e.message };
+        draw();
+      },
+    );
     const arrow = (a) => h("span", { "aria-hidden": "true" }, a);
     const btn = (before, text, after, fn) =>
       h("button", { class: "btn", type: "button", onclick: fn }, before ? arrow(before) : null, text, after ? arrow(after) : null);
@@ -124,7 +140,7 @@ export function mountReplay(root, { matchId }) {
     );
     const deal = dealStatus(h, record);
     const keys = h("p", { class: "muted replay-keys" }, "Keys: \u2190 \u2192 move \u00b7 Page Up/Down hand \u00b7 Home/End first/last move \u00b7 Space play");
-    replaceChildren(body, position, deal.el, caption, table, controls, keys, resultArea);
+    replaceChildren(body, position, deal.el, caption, noteArea, table, controls, keys, resultArea, analysisArea);
 
     function scoresBefore(index) {
       const scores = [0, 0];
@@ -224,6 +240,8 @@ export function mountReplay(root, { matchId }) {
         text += ".";
       }
       caption.textContent = text;
+      replaceChildren(noteArea, moveNote(analysis, hand.number ?? handIndex + 1, step));
+      replaceChildren(analysisArea, replayAnalysis(analysis, hand.number ?? handIndex + 1, step, (st) => go(handIndex, st)));
       const over = step === hand.actions.length;
       if (over && hand.result) {
         replaceChildren(resultArea, h("h2", {}, `Hand ${hand.number ?? handIndex + 1} result`), resultBlock(ctx, hand.result));

@@ -1,9 +1,9 @@
 // The player's display settings, kept in this browser (localStorage): a four-colour deck, card
-// motion, and the turn signal in a hidden tab's title and icon. Presentation only; nothing here
-// changes what is sent to the server.
+// motion, the turn signal in a hidden tab's title and icon, and hints against the computer
+// (analysis.js asks the server for them). Nothing here changes what is sent as a move.
 
 const KEY = "ginrummy.settings";
-const DEFAULTS = { fourColour: false, motion: true, tabSignal: true };
+const DEFAULTS = { fourColour: false, motion: true, tabSignal: true, hints: false };
 
 export function loadSettings() {
   try {

@@ -2,6 +2,7 @@
 // hand; Next hand or Escape marks it seen, so a reload does not show it again) and the
 // match-over panel that takes the table's place. The results themselves are drawn by results.js.
 
+import { mistakeNote } from "../analysis.js";
 import { h, replaceChildren } from "../dom.js";
 import { resultBlock, resultSummary, scoreboard } from "../results.js";
 import { store } from "../store.js";
@@ -41,6 +42,7 @@ export function showResult(t, result, number) {
     el.dialog,
     h("h2", { id: "result-title" }, `Hand ${number} is over`),
     resultBlock(v, result, { level: 3 }),
+    t.watching ? null : mistakeNote(t.matchId, number),
     h(
       "p",
       { class: "running-score" },

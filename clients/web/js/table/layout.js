@@ -17,6 +17,7 @@ export function buildTable(root, { watching }) {
     piles: h("div", { class: "piles" }),
     statusLine: h("p", { class: "status-line", id: "status-line" }),
     hint: h("p", { class: "hint", id: "hand-hint" }),
+    advice: h("div", { class: "advice-slot" }),
     handArea: h("div", { class: "seat-area my-area" }),
     actions: h("div", { class: "actions" }),
     side: h("aside", { class: "side", "aria-label": "This hand and the match" }),
@@ -31,6 +32,7 @@ export function buildTable(root, { watching }) {
     el.piles,
     el.statusLine,
     el.hint,
+    el.advice,
     el.handArea,
     el.actions,
   );

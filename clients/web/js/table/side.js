@@ -57,6 +57,7 @@ const SETTINGS = [
   ["fourColour", "Four-colour deck (clubs green, diamonds blue)"],
   ["motion", "Move the cards (off when the system asks for reduced motion)"],
   ["tabSignal", "Say \u201cYour turn\u201d in the tab's title when it is hidden"],
+  ["hints", "Hints against the computer: what Hard would play, and why (never in rated matches)"],
 ];
 
 /** The display settings, kept in this browser; the open state of the box survives redraws. */

@@ -1,0 +1,202 @@
+// Explained play in the browser: the server's analysis of the player's decisions
+// (GET /api/matches/{id}/analysis) shown beside the replay, as the biggest mistake in the
+// "Hand N is over" dialog and on its own page (#/analysis/ID); and hints at the table
+// (GET /api/matches/{id}/hint) when the player turns them on, only against the computer and
+// never in a rated match. Values are the server's: expected points of the hand for the player,
+// as Hard reckons them from what the player could see then. Display only.
+
+import { api } from "./api.js";
+import { cardShort } from "./cards.js";
+import { h, replaceChildren } from "./dom.js";
+import { loadSettings } from "./settings.js";
+
+const path = (matchId, what) => `/api/matches/${encodeURIComponent(matchId)}/${what}`;
+export const getAnalysis = (matchId) => api("GET", path(matchId, "analysis"));
+export const getHint = (matchId) => api("GET", path(matchId, "hint"));
+
+/** An action in a few words: "draw from the stock", "knock 7♥". */
+export function actionText(a) {
+  switch (a?.kind) {
+    case "take_upcard":
+      return "take the upcard";
+    case "pass":
+      return "pass";
+    case "draw":
+      return a.source === "stock" ? "draw from the stock" : "take the discard";
+    case "discard":
+      return `discard ${cardShort(a.card)}`;
+    case "knock":
+      return `knock, discarding ${cardShort(a.card)}`;
+    default:
+      return "?";
+  }
+}
+
+const points = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x).toFixed(1)}`;
+
+function decisionLine(d, { current = false, onPick = null } = {}) {
+  const same = JSON.stringify(d.played) === JSON.stringify(d.best);
+  const cls = `decision ${d.mistake ? "mistake" : same ? "agreed" : "differs"} ${current ? "current" : ""}`.trim();
+  const words = same
+    ? `You ${actionText(d.played)}: as Hard would.`
+    : `You ${actionText(d.played)}; Hard would ${actionText(d.best)} (\u2212${d.loss.toFixed(1)}).`;
+  const body = [
+    d.mistake ? h("span", { class: "mistake-mark", "aria-label": "Mistake" }, "!") : null,
+    h("span", { class: "decision-words" }, words),
+    same ? null : h("span", { class: "decision-why muted" }, ` ${d.explanation}`),
+  ];
+  return h(
+    "li",
+    { class: cls, dataset: { step: String(d.step) } },
+    onPick ? h("button", { class: "linklike", type: "button", onclick: () => onPick(d.step + 1) }, body) : body,
+  );
+}
+
+/** The luck-versus-skill line, as the server words it. */
+export function summaryLine(analysis) {
+  return h("p", { class: "analysis-summary" }, analysis.summary);
+}
+
+/** Beside the replay: this hand's decisions, mistakes marked, the one just played highlighted;
+ * a decision is a button that moves the replay to just after it. */
+export function replayAnalysis(analysis, handNumber, step, go) {
+  if (!analysis) return h("p", { class: "muted analysis-panel" }, "Loading the analysis\u2026");
+  if (analysis.error) return h("p", { class: "muted analysis-panel" }, `No analysis: ${analysis.error}`);
+  const hand = analysis.hands.find((x) => x.number === handNumber);
+  if (!hand) return h("p", { class: "muted analysis-panel" }, "This hand has no analysis.");
+  return h(
+    "section",
+    { class: "panel analysis-panel", "aria-label": "Analysis" },
+    h("h2", {}, "Analysis"),
+    summaryLine(analysis),
+    h(
+      "p",
+      { class: "muted" },
+      `This deal was worth ${points(hand.start_value)} to you; ${hand.lost.toFixed(1)} points lost, ${hand.mistakes.length} mistake${hand.mistakes.length === 1 ? "" : "s"}.`,
+    ),
+    h(
+      "ol",
+      { class: "decision-list" },
+      hand.decisions.map((d) => decisionLine(d, { current: d.step === step - 1, onPick: go })),
+    ),
+  );
+}
+
+/** Under the replay's caption, for the player's move just shown: Hard's word on it. */
+export function moveNote(analysis, handNumber, step) {
+  const d = analysis?.hands?.find((x) => x.number === handNumber)?.decisions.find((x) => x.step === step - 1);
+  if (!d) return null;
+  const same = JSON.stringify(d.played) === JSON.stringify(d.best);
+  return h(
+    "p",
+    { class: `analysis-move-note ${d.mistake ? "mistake" : ""}`.trim() },
+    d.mistake ? h("span", { class: "mistake-mark", "aria-label": "Mistake" }, "!") : null,
+    same ? "Hard would have played this too." : `Hard would ${actionText(d.best)} (\u2212${d.loss.toFixed(1)}). ${d.explanation}`,
+  );
+}
+
+/** In the "Hand N is over" dialog: the hand's biggest mistake and a link to the whole analysis.
+ * Filled in when the analysis arrives; nothing is shown when it cannot be had. */
+export function mistakeNote(matchId, number) {
+  const el = h("div", { class: "mistake-note", "aria-live": "polite" }, h("p", { class: "muted" }, "Hard is looking at your play\u2026"));
+  getAnalysis(matchId).then(
+    (analysis) => {
+      const hand = analysis.hands.find((x) => x.number === number);
+      if (!hand) return replaceChildren(el);
+      const worst = hand.decisions.find((d) => d.step === hand.mistakes[0]);
+      replaceChildren(
+        el,
+        h(
+          "p",
+          {},
+          h("strong", {}, "Biggest mistake: "),
+          worst
+            ? `you ${actionText(worst.played)}; Hard would ${actionText(worst.best)} (\u2212${worst.loss.toFixed(1)} points). ${worst.explanation}`
+            : "none: Hard would have played this hand as you did.",
+          " ",
+          h("a", { href: `#/analysis/${encodeURIComponent(matchId)}` }, "Full analysis"),
+        ),
+      );
+    },
+    () => replaceChildren(el),
+  );
+  return el;
+}
+
+/** The page #/analysis/ID: every finished hand's decisions, the mistakes first. */
+export function mountAnalysis(root, { matchId }) {
+  const body = h("div", {}, h("p", { class: "muted", role: "status" }, "Hard is looking at your play\u2026"));
+  const heading = h("h1", { tabindex: "-1" }, "Analysis");
+  replaceChildren(
+    root,
+    h(
+      "section",
+      { class: "analysis-page" },
+      h("p", {}, h("a", { href: `#/play/${encodeURIComponent(matchId)}` }, "\u2190 Back to the match")),
+      heading,
+      body,
+    ),
+  );
+  heading.focus({ preventScroll: true });
+  getAnalysis(matchId).then(
+    (a) =>
+      replaceChildren(
+        body,
+        summaryLine(a),
+        h("p", { class: "muted" }, "Values are expected points of the hand for you, as Hard reckons them from what you could see at the time."),
+        a.hands.map((hand) => {
+          const byStep = new Map(hand.decisions.map((d) => [d.step, d]));
+          const rest = hand.decisions.filter((d) => !hand.mistakes.includes(d.step) && d.loss > 0);
+          return h(
+            "section",
+            { class: "panel analysis-panel" },
+            h("h2", {}, `Hand ${hand.number}`),
+            h("p", { class: "muted" }, `Deal worth ${points(hand.start_value)}; ${hand.lost.toFixed(1)} points lost.`),
+            h("ol", { class: "decision-list" }, [...hand.mistakes.map((s) => byStep.get(s)), ...rest].map((d) => decisionLine(d))),
+            hand.mistakes.length || rest.length ? null : h("p", {}, "You played this hand as Hard would."),
+          );
+        }),
+        a.status === "finished" ? h("p", {}, h("a", { class: "btn", href: `#/replay/${encodeURIComponent(matchId)}` }, "Replay with the analysis")) : null,
+      ),
+    (e) => replaceChildren(body, h("p", { class: "form-error", role: "alert" }, `Could not load the analysis: ${e.message}`)),
+  );
+  return () => {};
+}
+
+/** Whether the table may ask for hints: the player's setting, against the computer, unrated. */
+export function hintsAllowed(v) {
+  if (!loadSettings().hints || v.seat === null || v.seat === undefined || v.status !== "active" || v.rated) return false;
+  return v.players?.[1 - v.seat]?.kind === "computer";
+}
+
+/** At the table, on the player's turn with hints on: one quiet line with Hard's suggestion.
+ * Asked once per match version; the table redraws when the answer comes. */
+export function hintLine(t) {
+  const v = t.s.view;
+  if (!v || t.watching || !hintsAllowed(v) || !v.hand?.legal_actions?.length) return null;
+  const got = t.s.hint;
+  if (!got || got.version !== v.version) {
+    t.s.hint = { version: v.version, data: null };
+    const asked = v.version;
+    getHint(t.matchId).then(
+      (data) => {
+        if (t.s.hint?.version !== asked) return;
+        t.s.hint = { version: asked, data };
+        t.render();
+      },
+      () => {
+        if (t.s.hint?.version !== asked) return;
+        t.s.hint = { version: asked, data: null, failed: true }; // (a refusal: no hint this move)
+        t.render();
+      },
+    );
+  }
+  if (t.s.hint.failed) return null;
+  const data = t.s.hint.data;
+  return h(
+    "p",
+    { class: "hint-line", role: "status" },
+    h("span", { class: "hint-label" }, "Hint: "),
+    data ? `${actionText(data.best)}. ${data.explanation}` : "thinking\u2026",
+  );
+}

@@ -1,0 +1,369 @@
+"""Explained play: Hard's evaluation of every decision a seat made, from that seat's view alone.
+
+For each decision of one seat (take the upcard or pass, draw from the stock or the discard
+pile, which card to discard, whether to knock), :func:`evaluate` values *every* legal action in
+**expected points of the hand for that seat** (positive: it scores; negative: the opponent
+does; the box bonus counted where the rules have one), and names the one Hard would play:
+
+- Draw decisions (upcard and draw phases): each option is played out to the end of the hand
+  (:func:`.sim.playout`, both seats greedy) on the same ``worlds`` sampled guesses at the hidden
+  cards (:meth:`.knowledge.Knowledge.sample`), so every option meets the same luck. Hard's
+  choice is its own draw rule (:meth:`.hard.HardBot.take_discard`).
+- Discard decisions: Hard's own evaluation (:meth:`.hard.HardBot.discard_values` with
+  ``every=True``: every legal discard and knock, on all the samples), and Hard's choice is the
+  best of them (gin whenever it can, as Hard plays).
+
+Values are rounded to 0.01, a loss and a start value to 0.1. A decision's **loss** is what Hard's
+choice is worth less what the played action is worth (never below 0): the points the player gave away by Hard's reckoning. A hand's **start value** is the
+value of Hard's choice at the seat's first decision, its luck (how good the deal was for it).
+
+Everything is computed from a :class:`~server.rules.SeatView` rebuilt by replaying the hand up
+to the decision, and the samples are drawn from a generator seeded from that view alone
+(:func:`.base.view_key`): two deals that differ only in cards the seat could not see give the
+same analysis, value for value (a test checks it). The CPU is bounded by ``worlds``: at most
+``worlds`` playouts per legal action of a decision (11 discards, 2 draw options).
+
+Pure: no I/O, no clock, no global random; it never receives a hand's hidden cards except to
+replay the actions, and never reads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from server.rules import (
+    Action,
+    Discard,
+    Draw,
+    HandState,
+    Knock,
+    Pass,
+    Phase,
+    Rules,
+    SeatView,
+    Source,
+    TakeUpcard,
+)
+from server.rules.cards import DECK, VALUES, Card, to_mask
+from server.rules.match import HandLog, MatchState
+from server.rules.melds import min_deadwood
+
+from .base import own_mask, top_of_pile, view_key
+from .hard import HardBot, feed_chance, with_box
+from .knowledge import Knowledge
+from .sim import DISCARD, DRAW, UPCARD, Memo, playout
+
+WORLDS = 16
+"""Sampled worlds per decision by default (Hard plays with 40)."""
+MISTAKE = 2.0
+"""A decision that loses at least this many expected points is a mistake."""
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One legal action and what it is worth (expected points of the hand for the seat)."""
+
+    action: Action
+    value: float
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One decision of the seat: what it played, what Hard would have, every option's value."""
+
+    step: int
+    """The index of the played action among the hand's actions (both seats), from 0."""
+    phase: Phase
+    played: Action
+    best: Action
+    """Hard's choice."""
+    reason: str
+    """Why Hard chooses ``best``, as a code (:data:`REASONS`)."""
+    choices: tuple[Choice, ...]
+    """Every legal action: Hard's choice first, then the most valuable."""
+    loss: float
+
+    @property
+    def mistake(self) -> bool:
+        return self.loss >= MISTAKE
+
+    def value_of(self, action: Action) -> float:
+        return next(c.value for c in self.choices if c.action == action)
+
+
+REASONS = (
+    "gin",
+    "knock",
+    "wait",
+    "melds",
+    "knock_next",
+    "no_use",
+    "least_deadwood",
+    "safer",
+    "keeps_chances",
+)
+"""Why Hard chooses an action: gin; knock now; play on rather than knock (an undercut is likely
+or gin is near); take the card (it makes or extends a meld; it lets the hand knock); leave it
+(it does not help); discard the card that leaves the least deadwood; discard a card the
+opponent is less likely to use; discard a card that keeps more ways to make melds."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandAnalysis:
+    number: int
+    start_value: float
+    """What Hard's choice was worth at the seat's first decision of the hand: its luck."""
+    decisions: tuple[Decision, ...]
+
+    @property
+    def lost(self) -> float:
+        return sum(d.loss for d in self.decisions)
+
+    @property
+    def mistakes(self) -> tuple[Decision, ...]:
+        """The hand's mistakes, the biggest first."""
+        return tuple(sorted((d for d in self.decisions if d.mistake), key=lambda d: (-d.loss, d.step)))
+
+
+@dataclass(frozen=True, slots=True)
+class MatchAnalysis:
+    seat: int
+    hands: tuple[HandAnalysis, ...]
+    points: int
+    """The points the seat actually won less those the opponent won, over these hands."""
+
+    @property
+    def luck(self) -> float:
+        """The deals: the sum of the hands' start values."""
+        return sum(h.start_value for h in self.hands)
+
+    @property
+    def lost(self) -> float:
+        """The play: the sum of the value lost to decisions that differ from Hard's."""
+        return sum(h.lost for h in self.hands)
+
+
+# --- replaying a hand to the seat's decisions -----------------------------------------------------
+
+
+def hand_state(rules: Rules, log: HandLog, scores: tuple[int, int]) -> HandState:
+    """The hand of ``log`` as dealt, before any action."""
+    state = HandState(
+        rules,
+        log.starter,
+        (to_mask(log.hands[0]), to_mask(log.hands[1])),
+        log.upcard.index,
+        [c.index for c in log.stock],
+    )
+    state.scores = scores
+    return state
+
+
+def seat_decisions(
+    rules: Rules, log: HandLog, seat: int, scores: tuple[int, int] = (0, 0)
+) -> Iterator[tuple[int, SeatView, Action]]:
+    """Each decision of ``seat`` in the hand: (step, the seat's view just before it, the action
+    played). Replays ``log.actions`` (which may stop before the hand's end)."""
+    state = hand_state(rules, log, scores)
+    for step, (s, action) in enumerate(log.actions):
+        if s == seat:
+            yield step, state.view(seat), action
+        state.apply(action, s)
+
+
+def match_scores(match: MatchState) -> list[tuple[int, int]]:
+    """The match score when each hand of ``match.log`` was dealt."""
+    out = []
+    scores = [0, 0]
+    for i in range(len(match.log)):
+        out.append((scores[0], scores[1]))
+        if i < len(match.results):
+            r = match.results[i]
+            if r.winner is not None:
+                scores[r.winner] += r.points
+    return out
+
+
+# --- evaluating one decision --------------------------------------------------------------------
+
+
+def evaluate(view: SeatView, played: Action, *, worlds: int = WORLDS, step: int = 0) -> Decision:
+    """Hard's evaluation of the decision in ``view`` (the seat to act), and ``played`` against it."""
+    bot = HardBot("analysis", worlds=worlds)
+    bot.rng.seed(f"analysis:{view_key(view)}")
+    if view.phase is Phase.DISCARD:
+        values, best, reason = _discard(bot, view)
+    else:
+        values, best, reason = _draw(bot, view)
+    # Hard's choice first (a draw's is Hard's rule, which the noisy playouts may rank lower),
+    # then the most valuable.
+    choices = tuple(
+        sorted(
+            (Choice(a, round(v, 2)) for a, v in values.items()), key=lambda c: (c.action != best, -c.value)
+        )
+    )
+    by_action = {c.action: c.value for c in choices}
+    loss = max(0.0, by_action[best] - by_action.get(played, by_action[best]))
+    return Decision(step, view.phase, played, best, reason, choices, round(loss, 1))
+
+
+def _discard(bot: HardBot, view: SeatView) -> tuple[dict[Action, float], Action, str]:
+    raw, scored = bot.discard_values(view, every=True)
+    values: dict[Action, float] = {
+        (Knock(DECK[c]) if kind == "knock" else Discard(DECK[c])): v for (kind, c), v in raw.items()
+    }
+    best = bot.discard(view) if min(dw for _, dw in view.discard_deadwood) == 0 else None
+    if best is None:
+        (kind, card), _ = max(
+            raw.items(), key=lambda kv: (kv[1], kv[0][0] == "knock", -scored.get(kv[0][1], 0.0), kv[0][1])
+        )
+        best = Knock(DECK[card]) if kind == "knock" else Discard(DECK[card])
+    return values, best, _discard_reason(view, best)
+
+
+def _discard_reason(view: SeatView, best: Action) -> str:
+    options = {c.index: dw for c, dw in view.discard_deadwood}
+    assert isinstance(best, Discard | Knock)
+    card = best.card.index
+    if isinstance(best, Knock):
+        return "gin" if options[card] == 0 else "knock"
+    least = min(options.values())
+    if least <= view.knock_limit:
+        return "wait"
+    tied = [c for c, dw in options.items() if dw == options[card] and c != card]
+    if options[card] == least and not tied:
+        return "least_deadwood"
+    # Between cards that leave as much deadwood (or when Hard keeps more), the quick score's
+    # two parts tell why: the chance of feeding the opponent, or the draws that would help.
+    k = Knowledge.from_view(view)
+    probs = k.opp_probabilities() | {c: 1.0 for c in range(52) if k.opp_known >> c & 1}
+    others = tied or [c for c in options if c != card]
+    if others and feed_chance(card, probs) < min(feed_chance(c, probs) for c in others):
+        return "safer"
+    return "keeps_chances"
+
+
+def _draw(bot: HardBot, view: SeatView) -> tuple[dict[Action, float], Action, str]:
+    me = view.seat
+    assert me is not None
+    upcard = view.phase is Phase.UPCARD
+    top = top_of_pile(view)
+    hand = own_mask(view)
+    options: list[Action]
+    if upcard:
+        options = [TakeUpcard(), Pass()]
+        take = bot.take_upcard(view)
+        best: Action = options[0] if take else options[1]
+    else:
+        options = [a for a in view.legal_actions if isinstance(a, Draw)]
+        take = Draw(Source.DISCARD) in options and bot.take_discard(view)
+        best = Draw(Source.DISCARD) if take else Draw(Source.STOCK)
+    k = Knowledge.from_view(view)
+    worlds = bot.sample_worlds(view, k, bot.worlds)
+    worth = bot.worth(view)
+    memo = Memo()
+    rules, limit, mult = view.rules, view.knock_limit, view.multiplier
+    passes = sum(1 for e in view.history if e.kind == "pass")
+    turns = sum(1 for e in view.history if e.kind == "discard")
+    values: dict[Action, float] = {}
+    for action in options:
+        total = 0.0
+        for opp_hand, stock in worlds:
+            hands = [hand, opp_hand] if me == 0 else [opp_hand, hand]
+            pile = list(k.pile)
+            taken, to_act, phase, stock_only, p = -1, me, DRAW, False, passes
+            if isinstance(action, TakeUpcard) or action == Draw(Source.DISCARD):
+                hands[me] |= 1 << pile.pop()
+                taken, phase = top, DISCARD
+            elif isinstance(action, Pass):
+                p += 1
+                if p == 1:
+                    to_act, phase = 1 - me, UPCARD
+                else:
+                    to_act, stock_only = view.starter, True
+            else:
+                stock_only = True
+            net = playout(
+                hands,
+                stock[::-1],
+                pile,
+                to_act,
+                phase,
+                taken,
+                rules,
+                limit,
+                mult,
+                (limit, limit),
+                passes=p,
+                starter=view.starter,
+                stock_only=stock_only,
+                memo=memo,
+                turns=turns,
+            )
+            total += worth(with_box(net if me == 0 else -net, rules.box_bonus))
+        values[action] = total / len(worlds)
+    melds = min_deadwood(hand | 1 << top) < min_deadwood(hand) + VALUES[top]
+    reason = ("melds" if melds else "knock_next") if take else "no_use"
+    return values, best, reason
+
+
+# --- a hand, a match -----------------------------------------------------------------------------
+
+
+def analyse_hand(
+    rules: Rules, log: HandLog, seat: int, scores: tuple[int, int] = (0, 0), *, worlds: int = WORLDS
+) -> HandAnalysis:
+    decisions = tuple(
+        evaluate(view, action, worlds=worlds, step=step)
+        for step, view, action in seat_decisions(rules, log, seat, scores)
+    )
+    start = decisions[0].value_of(decisions[0].best) if decisions else 0.0
+    return HandAnalysis(log.number, round(start, 1), decisions)
+
+
+def analyse_match(
+    match: MatchState, seat: int, hands: Sequence[int] | None = None, *, worlds: int = WORLDS
+) -> MatchAnalysis:
+    """The analysis of ``seat``'s play in the finished hands of ``match`` (``hands``: only
+    those numbers). A hand still in play is never analysed."""
+    scores = match_scores(match)
+    done = len(match.results)
+    out = []
+    points = 0
+    for i, log in enumerate(match.log[:done]):
+        if hands is not None and log.number not in hands:
+            continue
+        out.append(analyse_hand(match.rules, log, seat, scores[i], worlds=worlds))
+        r = match.results[i]
+        if r.winner is not None:
+            points += r.points if r.winner == seat else -r.points
+    return MatchAnalysis(seat, tuple(out), points)
+
+
+def hint(view: SeatView, *, worlds: int = WORLDS) -> Decision:
+    """What Hard would play now in ``view`` (the seat to act), and why."""
+    if view.seat is None or view.to_act != view.seat or not view.legal_actions:
+        raise ValueError("a hint is for the seat to act")
+    first = view.legal_actions[0]
+    return evaluate(view, first, worlds=worlds)
+
+
+def card_of(action: Action) -> Card | None:
+    return action.card if isinstance(action, Discard | Knock) else None
+
+
+__all__ = [
+    "MISTAKE",
+    "REASONS",
+    "WORLDS",
+    "Choice",
+    "Decision",
+    "HandAnalysis",
+    "MatchAnalysis",
+    "analyse_hand",
+    "analyse_match",
+    "evaluate",
+    "hint",
+    "seat_decisions",
+]

@@ -1,0 +1,140 @@
+"""Explained play, orchestrated: a player's analysis of a match and hints while playing the
+computer (the evaluation itself is :mod:`server.bots.analysis`, pure).
+
+- **Who may ask.** Only a player seated in the match, for its own seat (anyone else:
+  ``forbidden``; no such match: ``not_found``). Only hands the rules have finished are analysed;
+  a match in play shows the hands before the current one. A hint only in a match against the
+  computer that is not rated, for the seat to act, from that seat's view.
+- **CPU.** Computed in the thinking workers (:class:`~.thinking.ThinkingPool`; without workers,
+  in a thread), with a fixed budget: ``worlds`` sampled worlds per decision (at most that many
+  playouts per legal action). The transport rate-limits the requests per player.
+- **Cache.** A hand's analysis is a function of (match, seat, hand, budget): the last
+  ``cache_size`` hands are kept in memory, least recently used dropped first, so a match in
+  play computes only the hand just finished. Nothing is stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from server.bots import analysis as explain
+from server.rules import RULES, HandLog, SeatView
+
+from .errors import Forbidden, MatchOver, NotFound, NotYourTurn
+from .live import MatchCache, replay
+from .ports import MatchMeta, PlayerRecord, Store
+from .queries import Queries, seat_of
+from .thinking import ThinkingPool
+
+T = TypeVar("T")
+
+CACHE_SIZE = 4096
+"""Analysed hands kept in memory (a few kilobytes each)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisResult:
+    meta: MatchMeta
+    analysis: explain.MatchAnalysis
+    worlds: int
+
+
+@dataclass(frozen=True, slots=True)
+class HintResult:
+    meta: MatchMeta
+    decision: explain.Decision
+
+
+def compute_hand(
+    rules: str, log: HandLog, seat: int, scores: tuple[int, int], worlds: int
+) -> explain.HandAnalysis:
+    """In a worker: one finished hand of ``seat``'s analysed."""
+    return explain.analyse_hand(RULES[rules], log, seat, scores, worlds=worlds)
+
+
+def compute_hint(view: SeatView, worlds: int) -> explain.Decision:
+    """In a worker: Hard's choice for ``view``."""
+    return explain.hint(view, worlds=worlds)
+
+
+class Analyses:
+    def __init__(
+        self,
+        store: Store,
+        cache: MatchCache,
+        thinking: Callable[[], ThinkingPool | None],
+        *,
+        worlds: int = explain.WORLDS,
+        hint_worlds: int = explain.WORLDS,
+        cache_size: int = CACHE_SIZE,
+    ) -> None:
+        self.queries = Queries(store)
+        self.store = store
+        self.cache = cache
+        self.thinking = thinking
+        self.worlds = worlds
+        self.hint_worlds = hint_worlds
+        self.cache_size = cache_size
+        self._done: OrderedDict[tuple[str, int, int, int], explain.HandAnalysis] = OrderedDict()
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        pool = self.thinking()
+        if pool is not None:
+            return await pool.run(fn, *args)
+        return await asyncio.to_thread(fn, *args)
+
+    async def analysis(self, player: PlayerRecord, match_id: str) -> AnalysisResult:
+        meta = await self.queries.read_meta(match_id)
+        seat = seat_of(meta, player)
+        loaded = await self.store.load_match(match_id)
+        if loaded is None:  # deleted meanwhile
+            raise NotFound(f"no match {match_id!r}")
+        meta, actions = loaded
+        state = replay(meta, actions)
+        scores = explain.match_scores(state)
+        hands = []
+        points = 0
+        # Hand by hand, each its own job: a long match does not hold a worker for seconds, and
+        # a match in play computes only the hand that has just finished.
+        for i, (log, result) in enumerate(zip(state.log, state.results, strict=False)):
+            key = (match_id, seat, log.number, self.worlds)
+            found = self._done.get(key)
+            if found is None:
+                found = await self._run(compute_hand, meta.rules, log, seat, scores[i], self.worlds)
+                self._done[key] = found
+                while len(self._done) > self.cache_size:
+                    self._done.popitem(last=False)
+            self._done.move_to_end(key)
+            hands.append(found)
+            if result.winner is not None:
+                points += result.points if result.winner == seat else -result.points
+        return AnalysisResult(meta, explain.MatchAnalysis(seat, tuple(hands), points), self.worlds)
+
+    async def hint(self, player: PlayerRecord, match_id: str) -> HintResult:
+        meta = await self.queries.read_meta(match_id)
+        seat = seat_of(meta, player)
+        if meta.opponent != "computer":
+            raise Forbidden("hints are only for matches against the computer")
+        if meta.rated:
+            raise Forbidden("no hints in a rated match")
+        if meta.status != "active":
+            raise MatchOver("the match is not in play")
+        live = await self.cache.get(match_id)
+        async with live.lock:
+            await self.cache.fresh(live)
+            meta = live.meta
+            state = live.state
+            if state.is_over:
+                raise MatchOver("the match is over")
+            if state.hand.to_act != seat:
+                raise NotYourTurn("a hint is for your turn")
+            view = state.hand.view(seat)
+        decision = await self._run(compute_hint, view, self.hint_worlds)
+        return HintResult(meta, decision)
+
+    def __len__(self) -> int:
+        return len(self._done)

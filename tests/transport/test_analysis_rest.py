@@ -1,0 +1,91 @@
+"""Explained play over REST: GET /api/matches/{id}/analysis and /hint, who may ask, the rate
+limits, and hints refused outside unrated matches against the computer."""
+
+from __future__ import annotations
+
+import msgspec
+
+from server.config import Limits
+from server.transport.keys import SERVICE
+from server.wire import analysis as wa
+
+from .helpers import Socket, auth, new_match, new_player, play_match
+from .test_rest import error_of
+
+LIMITS = Limits(analysis_worlds=2, analysis_rate="3/minute", hint_rate="3/minute")
+
+
+async def test_the_analysis_of_a_finished_match_for_its_player_only(make_client):
+    client = await make_client(bot_workers=0, limits=LIMITS)
+    ada, eve = await new_player(client, "Ada"), await new_player(client, "Eve")
+    m = await new_match(client, ada, difficulty="easy")
+    url = f"/api/matches/{m['match_id']}/analysis"
+
+    early = await client.get(url, headers=auth(ada))  # nothing is finished yet: no hand shown
+    assert early.status == 200, await early.text()
+    assert (await early.json())["hands"] == [] and (await early.json())["status"] == "active"
+
+    sock = await Socket.connect(client)
+    await sock.hello(m["match_id"], ada["token"])
+    await play_match(client, [sock], seed=5)
+    r = await client.get(url, headers=auth(ada))
+    assert r.status == 200, await r.text()
+    body = await r.read()
+    analysis = msgspec.json.decode(body, type=wa.MatchAnalysis)  # the documented shape, strictly
+    details = await (await client.get(f"/api/matches/{m['match_id']}", headers=auth(ada))).json()
+    assert analysis.status == "finished" and [h.number for h in analysis.hands] == [
+        h["number"] for h in details["hands"]
+    ]
+    assert analysis.budget.worlds == 2 and analysis.summary.startswith("Deals: ")
+    for hand in analysis.hands:
+        assert hand.decisions
+        for d in hand.decisions:
+            assert d.choices[0].action == d.best and d.explanation
+            assert d.played in [c.action for c in d.choices] and d.best in [c.action for c in d.choices]
+        steps = {d.step: d for d in hand.decisions}
+        assert all(steps[s].mistake for s in hand.mistakes)
+        assert [steps[s].loss for s in hand.mistakes] == sorted(
+            (steps[s].loss for s in hand.mistakes), reverse=True
+        )
+    assert round(sum(h.lost for h in analysis.hands), 1) == round(analysis.lost, 1)
+    assert len(client.app[SERVICE].analyses) == len(analysis.hands)  # each hand cached once
+
+    await error_of(await client.get(url, headers=auth(eve)), 403, "forbidden")
+    await error_of(await client.get(url), 401, "unauthorized")
+    await error_of(await client.get("/api/matches/nosuchmatch/analysis", headers=auth(ada)), 404, "not_found")
+    # Ada asked twice (the limit is 3 a minute), and the unknown match counted too
+    error = await error_of(await client.get(url, headers=auth(ada)), 429, "rate_limited")
+    assert error["limit"] == "analysis"
+
+
+async def test_a_hint_on_your_turn_against_the_computer_only(make_client):
+    client = await make_client(bot_workers=0, limits=LIMITS)
+    ada, eve = await new_player(client, "Ada"), await new_player(client, "Eve")
+    m = await new_match(client, ada, difficulty="easy")
+    sock = await Socket.connect(client)
+    state = await sock.hello(m["match_id"], ada["token"])
+    while not state["view"]["hand"]["legal_actions"]:
+        state = await sock.recv_until("state")
+    url = f"/api/matches/{m['match_id']}/hint"
+    r = await client.get(url, headers=auth(ada))
+    assert r.status == 200, await r.text()
+    hint = msgspec.json.decode(await r.read(), type=wa.Hint)
+    assert msgspec.to_builtins(hint.best) in state["view"]["hand"]["legal_actions"]
+    assert hint.version == state["version"] and hint.explanation
+    assert {msgspec.json.encode(c.action) for c in hint.choices} == {
+        msgspec.json.encode(a) for a in state["view"]["hand"]["legal_actions"]
+    }
+    await error_of(await client.get(url, headers=auth(eve)), 403, "forbidden")
+
+    # Against a human, rated or not: never.
+    for rated in (False, True):
+        h = await new_match(client, ada, opponent="human", rated=rated)
+        joined = await client.post(
+            f"/api/matches/{h['match_id']}/join", headers=auth(eve), json={"invite": h["invite"]["code"]}
+        )
+        assert joined.status == 200, await joined.text()
+        await error_of(
+            await client.get(f"/api/matches/{h['match_id']}/hint", headers=auth(ada)), 403, "forbidden"
+        )
+    error = await error_of(await client.get(url, headers=auth(ada)), 429, "rate_limited")
+    assert error["limit"] == "hint"

@@ -1,0 +1,73 @@
+"""Explained play in the browser: hints at the table once turned on, the hand's biggest mistake
+in the result dialog, and the replay showing Hard's analysis of each decision."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from .conftest import DESKTOP, PHONE
+from .table import play_until, shot, start_vs_computer, status_line
+
+pytestmark = pytest.mark.browser
+
+
+def test_hints_the_biggest_mistake_and_the_analysis_in_the_replay(server, new_page):
+    page = new_page(**DESKTOP)
+    match_id = start_vs_computer(page, server, name="Ada", difficulty="Easy", rules="House rules")
+    expect(status_line(page)).to_contain_text("Your turn")
+    hint = page.locator(".hint-line")
+    expect(hint).to_have_count(0)  # off until the player turns hints on
+
+    page.get_by_text("Settings", exact=True).click()
+    page.get_by_label(re.compile("^Hints against the computer")).check()
+    expect(hint).to_contain_text(
+        re.compile(r"^Hint: (take the upcard|pass|draw from the stock|take the discard)\. \w")
+    )
+    shot(page, "analysis-hint")
+
+    # Play the first hand out; its result dialog names the biggest mistake.
+    dialog = page.get_by_role("dialog")
+    play_until(page, lambda _: dialog.is_visible(), touch=False, seconds=120)
+    note = dialog.locator(".mistake-note")
+    expect(note).to_contain_text(re.compile(r"^Biggest mistake: (you |none)"))
+    expect(note.get_by_role("link", name="Full analysis")).to_have_attribute("href", f"#/analysis/{match_id}")
+    shot(page, "analysis-result-dialog")
+    page.get_by_role("button", name="Next hand").click()
+    page.get_by_role("button", name="Resign").click()
+    page.get_by_role("button", name="Yes, resign").click()
+    expect(page.get_by_role("heading", name="Match over")).to_be_visible()
+
+    # The replay shows, beside hand 1, every decision of the player, mistakes marked.
+    page.get_by_role("link", name="Replay this match").click()
+    panel = page.get_by_role("region", name="Analysis")
+    expect(panel).to_contain_text(re.compile(r"^AnalysisDeals: [+-]"))
+    decisions = panel.locator(".decision")
+    assert decisions.count() >= 2
+    assert decisions.first.inner_text().startswith("You ")
+    expect(panel.locator(".decision.mistake")).to_have_count(
+        len(re.findall(r"!", "".join(panel.locator(".mistake-mark").all_inner_texts())))
+    )
+    # Choosing a decision moves the replay to just after it, and marks it.
+    second = decisions.nth(1)
+    step = int(second.get_attribute("data-step"))
+    second.get_by_role("button").click()
+    expect(page.get_by_text(re.compile(rf"^Hand 1 of \d+ \u00b7 move {step + 1} of "))).to_be_visible()
+    expect(panel.locator(".decision.current")).to_have_attribute("data-step", str(step))
+    expect(page.locator(".analysis-move-note")).to_contain_text(re.compile(r"^!?Hard would"))
+    shot(page, "analysis-replay")
+
+    # The analysis page lists the hand too, on a phone as well.
+    phone = new_page(**PHONE)
+    phone.goto(server + "/")
+    phone.evaluate(
+        "s => localStorage.setItem('ginrummy.player', s)",
+        page.evaluate("localStorage.getItem('ginrummy.player')"),
+    )
+    phone.goto(f"{server}/#/analysis/{match_id}")
+    expect(phone.get_by_role("heading", name="Hand 1")).to_be_visible()
+    too_wide = phone.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert too_wide <= 0, too_wide
+    shot(phone, "analysis-page-phone")
