@@ -24,7 +24,7 @@ def seek(player, pool: str = "house/none/0+0/casual", at=None) -> SeekRecord:
     )
 
 
-async def paired_match(store, player):
+async def paired_match(store, player):  # noqa: F811
     """The match a placement would create: waiting, the seeker in seat 1, seat 0 for the store."""
     template = await make_match(store, player, opponent="human", status="waiting")
     await store.delete_waiting_match(template.match_id, template.version)
@@ -87,7 +87,7 @@ async def test_one_open_seek_per_player_and_a_dead_seek_is_never_claimed(store):
     assert await store.count_seeking(t - timedelta(days=1)) == 1
 
 
-async def _open_of(store, player):
+async def _open_of(store, player):  # noqa: F811
     for k in getattr(store, "_seeks", {}).values():
         if k.player_id == player.player_id:
             return k
