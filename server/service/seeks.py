@@ -3,8 +3,9 @@ compatible seeks are paired into a match at once, whichever processes their sock
 
 The store decides (:meth:`~.seek_ports.SeekStore.place_seek`): one transaction claims the oldest
 open compatible seek and creates the match with both seats filled (the older seek's player in
-seat 0), so a seek is never in two matches. The match is created ``waiting`` and then started
-through the writer as a joined match is (its clock starts, a rated one is rated at its end).
+seat 0), so a seek is never in two matches. The match is created ``active`` with its clock
+already running (stamped by the writer's ``restamp``, as a join's is), in that one commit: a
+pairing costs one commit before both seekers are told. A rated one is rated at its end.
 
 A seek lives while its socket is open (the transport cancels it when the socket closes) or
 until cancelled. Each process refreshes its own seeks every ``heartbeat_seconds``; a seek not
@@ -28,11 +29,12 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from server.bots import DIFFICULTIES
-from server.rules import RULES, new_match
+from server.rules import RULES, MatchState, new_match
 
 from .clock import Clock
 from .errors import BadRequest, Conflict, NotFound
 from .ids import Ids
+from .live import LiveMatch, MatchCache
 from .players import hash_token
 from .ports import Broadcaster, MatchMeta, PlayerRecord, Store
 from .seek_ports import SeekRecord
@@ -40,7 +42,6 @@ from .timecontrol import TimeControl
 
 if TYPE_CHECKING:
     from .commands import Commands, MatchCaps
-    from .live import MatchCache
     from .writer import Writer
 
 log = logging.getLogger("server.service")
@@ -158,29 +159,39 @@ class Seeks:
                 created_at=now,
                 alive_at=now,
             )
-            match = self._match(record)
-            placed = await self.store.place_seek(record, match, self._alive_after())
+            match, state = self._match(record)
+            live = LiveMatch(match, state, 0, {})
+            self.writer.restamp(live, match, None)  # the clock runs from the pairing
+            future: asyncio.Future[Pairing] = asyncio.get_running_loop().create_future()
+            local = LocalSeek(
+                record,
+                player,
+                future,
+                None if computer_after is None else now + timedelta(seconds=computer_after),
+                difficulty,
+                caps,
+            )
+            # Held before it is placed: a seek claimed while its placement finishes (Postgres
+            # placements run in parallel) is told by the notice or the heartbeat as any other.
+            self.local[record.seek_id] = local
+            try:
+                placed = await self.store.place_seek(record, match, self._alive_after())
+            except BaseException:
+                self.local.pop(record.seek_id, None)
+                raise
         if placed.duplicate:
+            self.local.pop(record.seek_id, None)
             raise Conflict("you are already seeking a match: cancel that seek first")
-        future: asyncio.Future[Pairing] = asyncio.get_running_loop().create_future()
-        local = LocalSeek(
-            record,
-            player,
-            future,
-            None if computer_after is None else now + timedelta(seconds=computer_after),
-            difficulty,
-            caps,
-        )
         partner = placed.partner
         if partner is None:
-            self.local[record.seek_id] = local
             log.info("seeking", extra={"seek_id": record.seek_id, "pool": record.pool})
             self.start()
             return local
+        self.local.pop(record.seek_id, None)  # paired at once: it was never stored open
         # Taken before any await: this process's heartbeat must not handle it meanwhile.
         waiting = self.local.pop(partner.seek_id, None)
         match.seat_ids[0], match.seat_names[0] = partner.player_id, partner.name
-        await self._start_match(match)
+        self.cache.remember(live)
         future.set_result(Pairing(record.seek_id, match.match_id, 1, "human"))
         log.info(
             "seeks paired",
@@ -226,12 +237,12 @@ class Seeks:
 
     # --- the paired match ------------------------------------------------------------------------
 
-    def _match(self, seek: SeekRecord) -> MatchMeta:
-        """The match a seek would be paired into: the seeker in seat 1; the store puts the
-        claimed seek's player in seat 0."""
+    def _match(self, seek: SeekRecord) -> tuple[MatchMeta, MatchState]:
+        """The match a seek would be paired into (and its dealt state), active: the seeker in
+        seat 1; the store puts the claimed seek's player in seat 0."""
         seed = self.ids.seed()
         state = new_match(seek.rules, seed)
-        return MatchMeta(
+        meta = MatchMeta(
             match_id=self.ids.match_id(),
             rules=seek.rules,
             opponent="human",
@@ -239,7 +250,7 @@ class Seeks:
             seed=seed,
             first_starter=state.first_starter,
             deal=state.deal,
-            status="waiting",
+            status="active",
             version=0,
             seat_ids=[None, seek.player_id],
             seat_names=[None, seek.name],
@@ -256,42 +267,19 @@ class Seeks:
             time_control=seek.time_control,
             rated=seek.rated,
         )
-
-    async def _start_match(self, match: MatchMeta) -> None:
-        """Start the paired match (created waiting with both seats) through the writer, as a
-        join does: its clock starts. Idempotent: a match already started is left alone."""
-        held = match.match_id in self.cache
-        live = await self.cache.get(match.match_id)
-
-        async def body(_live: object) -> None:
-            if held:
-                await self.writer.catch_up(live)
-            meta = live.meta
-            if meta.status != "waiting" or None in meta.seat_ids:
-                return
-            new = meta.copy()
-            new.status = "active"
-            new.version += 1
-            new.updated_at = self.clock.now()
-            await self.writer.write(live, new)
-
-        await self.writer.exclusive(live, body)
+        return meta, state
 
     def _resolve(self, local: LocalSeek, pairing: Pairing) -> None:
         if not local.paired.done():
             local.paired.set_result(pairing)
 
     async def _paired_elsewhere(self, local: LocalSeek, match_id: str) -> None:
-        meta = await self.store.load_meta(match_id)
-        if meta is None:
-            return
-        await self._start_match(meta)  # in case the pairing process died before starting it
-        seat = meta.seat_ids.index(local.record.player_id)
-        self._resolve(local, Pairing(local.record.seek_id, match_id, seat, "human"))
+        """Another process paired this seek (the match exists: it was created in the same
+        commit). A stored seek with a match is always the one claimed: it has seat 0."""
+        self._resolve(local, Pairing(local.record.seek_id, match_id, 0, "human"))
         await self.store.forget_seeks([local.record.seek_id])
 
     async def _on_paired(self, seek_id: str, match_id: str) -> None:
-        """Another process paired one of our seeks."""
         local = self.local.pop(seek_id, None)
         if local is not None:
             await self._paired_elsewhere(local, match_id)

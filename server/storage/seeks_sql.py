@@ -3,14 +3,16 @@ into :class:`~server.storage.repository.SqlStore`.
 
 Pairing is one transaction that claims the oldest open seek of a pool with a compare-and-set
 (``UPDATE seeks SET match_id = :m WHERE id = (oldest open) AND match_id IS NULL``) and inserts
-the paired match. What keeps two placements from both missing each other (each leaving its
-seek open, unseen by the other's transaction) is that placements of one pool never overlap:
+the paired match. Two placements must never both miss each other (each leaving its seek open,
+unseen by the other's transaction):
 
-- on Postgres, the transaction first takes an advisory lock on the pool
-  (``pg_advisory_xact_lock``), and the oldest seek is read ``FOR UPDATE SKIP LOCKED`` (a seek
-  being cancelled is passed over rather than waited for);
 - on SQLite, the claiming ``UPDATE`` is the transaction's first statement, so it holds the one
-  write lock before it reads (across processes too).
+  write lock before it reads (across processes too): placements never overlap;
+- on Postgres, placements run in parallel (no lock on the pool, which would hold every
+  placement of a pool behind one commit's fsync): the oldest seek is read ``FOR UPDATE SKIP
+  LOCKED`` (one being paired or cancelled is passed over, not waited for), and a seek left
+  open, once committed, looks again: of two placements that missed each other the later
+  look sees the other, and the two rows are paired under row locks taken in id order.
 
 Nothing here decides which seeks are compatible: that is the pool the service computed.
 """
@@ -20,7 +22,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import and_, delete, func, insert, select, text, update
+from sqlalchemy import and_, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from server.service.seek_ports import SeekPlacement, SeekRecord
@@ -52,55 +54,75 @@ class SeeksSql:
     engine: AsyncEngine
 
     async def place_seek(self, seek: SeekRecord, match: MatchMeta, alive_after: datetime) -> SeekPlacement:
-        from .repository import _fixed_values, row_values
-
-        postgres = self.engine.dialect.name == "postgresql"
-        oldest = (
-            select(SEEKS.c.id)
-            .where(
-                SEEKS.c.pool == seek.pool,
-                SEEKS.c.match_id.is_(None),
-                SEEKS.c.player_id != seek.player_id,
-                SEEKS.c.alive_at >= alive_after,
-            )
-            .order_by(SEEKS.c.created_at, SEEKS.c.id)
-            .limit(1)
-        )
-        if postgres:
-            oldest = oldest.with_for_update(skip_locked=True)
-        claim = (
-            update(SEEKS)
-            .where(SEEKS.c.id == oldest.scalar_subquery(), SEEKS.c.match_id.is_(None))
-            .values(match_id=match.match_id)
-            .returning(*_COLUMNS)
-        )
-        mine_open = select(SEEKS.c.id).where(SEEKS.c.player_id == seek.player_id, SEEKS.c.match_id.is_(None))
         try:
-            async with self.engine.begin() as conn:
-                if postgres:
-                    await conn.execute(
-                        text("SELECT pg_advisory_xact_lock(hashtext(:pool))"), {"pool": seek.pool}
-                    )
-                row = (await conn.execute(claim)).one_or_none()
-                if (await conn.execute(mine_open)).first() is not None:
-                    raise _Duplicate
-                if row is None:
-                    await conn.execute(insert(SEEKS).values(_values(seek)))
-                    return SeekPlacement()
-                partner_name = (
-                    await conn.execute(select(Player.name).where(Player.id == row.player_id))
-                ).scalar_one()
-                partner = _record(row, partner_name)
-                paired = match.copy()
-                paired.seat_ids[0], paired.seat_names[0] = partner.player_id, partner.name
-                await conn.execute(
-                    insert(MATCHES).values(id=paired.match_id, **row_values(paired), **_fixed_values(paired))
-                )
-                return SeekPlacement(partner=partner)
+            if self.engine.dialect.name == "postgresql":
+                return await self._place_postgres(seek, match, alive_after)
+            return await self._place_sqlite(seek, match, alive_after)
         except (_Duplicate, IntegrityError):
             # Rolled back: the player has an open seek already (the unique index says so when
-            # two placements of one player race in different pools).
+            # two placements of one player race).
             return SeekPlacement(duplicate=True)
+
+    async def _place_sqlite(self, seek: SeekRecord, match: MatchMeta, alive_after: datetime) -> SeekPlacement:
+        async with self.engine.begin() as conn:
+            # The claim first: it takes the one write lock before it reads, so what it and the
+            # reads after it see is current until the commit.
+            row = (
+                await conn.execute(_claim(seek, match.match_id, alive_after, skip_locked=False))
+            ).one_or_none()
+            if (await conn.execute(_open_of(seek.player_id))).first() is not None:
+                raise _Duplicate
+            if row is None:
+                await conn.execute(insert(SEEKS).values(_values(seek)))
+                return SeekPlacement()
+            partner = _record(row, row.name)
+            await conn.execute(_insert_match(match, partner))
+            return SeekPlacement(partner=partner)
+
+    async def _place_postgres(
+        self, seek: SeekRecord, match: MatchMeta, alive_after: datetime
+    ) -> SeekPlacement:
+        async with self.engine.connect() as conn:
+            if (await conn.execute(_open_of(seek.player_id))).first() is not None:
+                return SeekPlacement(duplicate=True)
+        async with self.engine.begin() as conn:
+            row = (
+                await conn.execute(_claim(seek, match.match_id, alive_after, skip_locked=True))
+            ).one_or_none()
+            if row is not None:
+                partner = _record(row, row.name)
+                await conn.execute(_insert_match(match, partner))
+                return SeekPlacement(partner=partner)
+            await conn.execute(insert(SEEKS).values(_values(seek)))
+        # Open and committed. A placement racing ours may have missed it as we missed theirs;
+        # of two such, the one that looks again last sees the other (it committed first), so
+        # look again and pair the two seeks, locking both rows in id order (no deadlock).
+        for _ in range(_RETRIES):
+            async with self.engine.connect() as conn:
+                other = (await conn.execute(_oldest(seek, alive_after))).scalar_one_or_none()
+            if other is None:
+                return SeekPlacement()
+            async with self.engine.begin() as conn:
+                rows = (
+                    await conn.execute(
+                        _SELECT.where(SEEKS.c.id.in_([seek.seek_id, other]))
+                        .order_by(SEEKS.c.id)
+                        .with_for_update(of=SEEKS)
+                    )
+                ).all()
+                found = {r.id: r for r in rows}
+                mine, theirs = found.get(seek.seek_id), found.get(other)
+                if mine is None or mine.match_id is not None:
+                    return SeekPlacement()  # claimed (or expired) meanwhile: its notice tells the seeker
+                if theirs is None or theirs.match_id is not None:
+                    continue
+                await conn.execute(update(SEEKS).where(SEEKS.c.id == other).values(match_id=match.match_id))
+                await conn.execute(delete(SEEKS).where(SEEKS.c.id == seek.seek_id))
+                partner = _record(theirs, theirs.name)
+                partner = SeekRecord(**{**_as_dict(partner), "match_id": match.match_id})
+                await conn.execute(_insert_match(match, partner))
+                return SeekPlacement(partner=partner)
+        return SeekPlacement()
 
     async def remove_seek(self, seek_id: str) -> bool:
         async with self.engine.begin() as conn:
@@ -144,6 +166,58 @@ class SeeksSql:
 
 class _Duplicate(Exception):
     pass
+
+
+_RETRIES = 5
+"""Times a Postgres placement that stayed open looks again for a seek that raced it."""
+
+
+def _oldest(seek: SeekRecord, alive_after: datetime) -> Any:
+    """The oldest open seek of ``seek``'s pool by another player, alive at ``alive_after``."""
+    return (
+        select(SEEKS.c.id)
+        .where(
+            SEEKS.c.pool == seek.pool,
+            SEEKS.c.match_id.is_(None),
+            SEEKS.c.player_id != seek.player_id,
+            SEEKS.c.id != seek.seek_id,
+            SEEKS.c.alive_at >= alive_after,
+        )
+        .order_by(SEEKS.c.created_at, SEEKS.c.id)
+        .limit(1)
+    )
+
+
+def _claim(seek: SeekRecord, match_id: str, alive_after: datetime, *, skip_locked: bool) -> Any:
+    """Compare-and-set: the oldest open seek of the pool is paired into ``match_id`` (a seek
+    another transaction holds is passed over on Postgres); returns it, with its player's name."""
+    oldest = _oldest(seek, alive_after)
+    if skip_locked:
+        oldest = oldest.with_for_update(skip_locked=True)
+    name = select(Player.name).where(Player.id == SEEKS.c.player_id).scalar_subquery().label("name")
+    return (
+        update(SEEKS)
+        .where(SEEKS.c.id == oldest.scalar_subquery(), SEEKS.c.match_id.is_(None))
+        .values(match_id=match_id)
+        .returning(*_COLUMNS, name)
+    )
+
+
+def _open_of(player_id: str) -> Any:
+    return select(SEEKS.c.id).where(SEEKS.c.player_id == player_id, SEEKS.c.match_id.is_(None))
+
+
+def _insert_match(match: MatchMeta, partner: SeekRecord) -> Any:
+    """The paired match's row: ``match`` with the claimed seek's player in seat 0."""
+    from .repository import _fixed_values, row_values
+
+    paired = match.copy()
+    paired.seat_ids[0], paired.seat_names[0] = partner.player_id, partner.name
+    return insert(MATCHES).values(id=paired.match_id, **row_values(paired), **_fixed_values(paired))
+
+
+def _as_dict(seek: SeekRecord) -> dict[str, Any]:
+    return {f: getattr(seek, f) for f in SeekRecord.__dataclass_fields__}
 
 
 _SELECT = select(*_COLUMNS, Player.name).join(Player, Player.id == SEEKS.c.player_id)
