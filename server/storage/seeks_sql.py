@@ -146,7 +146,11 @@ class SeeksSql:
         async with self.engine.begin() as conn:
             for i in range(0, len(seek_ids), _AT_ONCE):
                 ids = seek_ids[i : i + _AT_ONCE]
-                await conn.execute(update(SEEKS).where(SEEKS.c.id.in_(ids)).values(alive_at=now))
+                # Rows another transaction holds (a pairing under way) are passed over rather
+                # than waited for: no lock-order deadlock with a pairing, and a seek being
+                # paired needs no refresh.
+                held = select(SEEKS.c.id).where(SEEKS.c.id.in_(ids)).with_for_update(skip_locked=True)
+                await conn.execute(update(SEEKS).where(SEEKS.c.id.in_(held)).values(alive_at=now))
                 rows = await conn.execute(_SELECT.where(SEEKS.c.id.in_(ids), SEEKS.c.match_id.is_not(None)))
                 out.extend(_record(r, r.name) for r in rows)
         return out
