@@ -172,8 +172,11 @@ class _Duplicate(Exception):
     pass
 
 
-_RETRIES = 5
-"""Times a Postgres placement that stayed open looks again for a seek that raced it."""
+_RETRIES = 100
+"""Times a Postgres placement that stayed open looks again for a seek that raced it. Each look
+either pairs, finds nobody, or finds a seek someone else paired first (which cannot happen
+again for that seek): under a burst several placements may chase the same oldest seek, so
+this is a bound against a bug, not a budget."""
 
 
 def _oldest(seek: SeekRecord, alive_after: datetime) -> Any:
