@@ -26,6 +26,7 @@ class Ids(Protocol):
         ...
 
     def invite(self) -> str: ...
+    def seek_id(self) -> str: ...
 
 
 class SecretIds:
@@ -43,6 +44,9 @@ class SecretIds:
 
     def invite(self) -> str:
         return secrets.token_urlsafe(12)
+
+    def seek_id(self) -> str:
+        return "k_" + secrets.token_hex(8)
 
 
 class SequentialIds:
@@ -70,3 +74,6 @@ class SequentialIds:
 
     def invite(self) -> str:
         return self._next("invite-")
+
+    def seek_id(self) -> str:
+        return self._next("k_")

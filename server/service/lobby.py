@@ -1,5 +1,5 @@
 """The lobby: open challenges (public matches waiting for anyone to accept) and how many players
-are waiting and playing now. Counted from the store, so every process gives the same figures.
+are waiting, playing and seeking now. Counted from the store, so every process gives the same figures.
 
 Accepting a challenge takes the second seat as an invite does (:meth:`Commands.accept`): the
 seat is written with a compare-and-set on the match version, so when two accept at once, in one
@@ -8,6 +8,7 @@ process or two, exactly one gets it and the other is told ``challenge_taken``.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -31,12 +32,17 @@ class Challenge:
 class LobbyCounts:
     waiting: int
     playing: int
+    seeking: int = 0
+    """Players seeking a quick pairing now."""
 
 
 class Lobby:
-    def __init__(self, store: Store, clock: Clock) -> None:
+    def __init__(
+        self, store: Store, clock: Clock, seeking: Callable[[], Awaitable[int]] | None = None
+    ) -> None:
         self.store = store
         self.clock = clock
+        self.seeking = seeking
 
     async def challenges(self, *, limit: int, offset: int) -> tuple[list[Challenge], int]:
         if not 1 <= limit <= 100:
@@ -52,4 +58,5 @@ class Lobby:
 
     async def counts(self) -> LobbyCounts:
         waiting, playing = await self.store.lobby_counts(self.clock.now() - PLAYING_WINDOW)
-        return LobbyCounts(waiting, playing)
+        seeking = 0 if self.seeking is None else await self.seeking()
+        return LobbyCounts(waiting, playing, seeking)

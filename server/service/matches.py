@@ -12,6 +12,7 @@ live connections (open, subscribe, unsubscribe); each part does one job:
 - :mod:`.ratings`: rated matches' Glicko-2 updates, ratings and the leaderboard;
 - :mod:`.lobby`: open challenges and the live counts;
 - :mod:`.analysis`: explained play (a match's analysis, hints), in the thinking workers.
+- :mod:`.seeks`: quick pairing (seeks paired by the store, across processes).
 
 Rules kept here:
 
@@ -61,6 +62,7 @@ from .presence import Presence
 from .queries import Queries
 from .ratings import Ratings
 from .rematch import Rematches
+from .seeks import Seeks, SeekTiming
 from .thinking import ThinkingPool
 from .timecontrol import TimeControl, Timing
 from .writer import Writer
@@ -95,6 +97,7 @@ class MatchService:
         ids: Ids | None = None,
         timing: Timing | None = None,
         analysis_worlds: int | None = None,
+        seek_timing: SeekTiming | None = None,
     ) -> None:
         self.store = store
         self.broadcaster: Broadcaster = broadcaster or InProcessBroadcaster()
@@ -150,11 +153,14 @@ class MatchService:
         self.writer.annotate = self.clocks.annotate
         self.rematches = Rematches(store, self.cache, self.writer, self.commands, self.clock, self.ids)
         self.ratings = Ratings(store, self.clock)
-        self.lobby = Lobby(store, self.clock)
         worlds = (
             {} if analysis_worlds is None else {"worlds": analysis_worlds, "hint_worlds": analysis_worlds}
         )
         self.analyses = Analyses(store, self.cache, lambda: self.computer.thinking, **worlds)
+        self.seeks = Seeks(
+            store, self.cache, self.writer, self.commands, self.broadcaster, self.clock, self.ids, seek_timing
+        )
+        self.lobby = Lobby(store, self.clock, seeking=self.seeks.count)
         self.broadcaster.listen(self._on_change)
         self.metrics.live_matches.set_function(
             lambda: sum(1 for lv in self.cache.held.values() if lv.meta.status != "finished")
@@ -179,6 +185,7 @@ class MatchService:
     async def close(self) -> None:
         """Stop: refuse new writes, cancel the computer's pending turns, and wait for writes in
         flight to commit."""
+        await self.seeks.close()
         self.writer.closing = True
         await self.clocks.close()
         self.presence.close()

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .account_ports import UNKNOWN_DEVICE, AccountStore
 from .rating_ports import RatingStore
+from .seek_ports import SeekStore
 
 if TYPE_CHECKING:
     from server.rules import MatchState, MatchView
@@ -177,7 +178,7 @@ class Change:
     hands: tuple[FinishedHand, ...] = field(default=())
 
 
-class Store(AccountStore, RatingStore, Protocol):
+class Store(AccountStore, RatingStore, SeekStore, Protocol):
     def unreachable(self, error: BaseException) -> bool:
         """Whether ``error`` means the store cannot be reached now (down, locked, a connection
         dropped): an operational event to retry later, not a bug to log with its traceback."""
@@ -248,6 +249,9 @@ PresenceListener = Callable[[str, str, tuple[bool, bool]], Awaitable[None] | Non
 RevokedListener = Callable[[list[str]], Awaitable[None] | None]
 """``(session_ids)``: another process revoked these sessions (their sockets must close)."""
 
+PairedListener = Callable[[str, str], Awaitable[None] | None]
+"""``(seek_id, match_id)``: another process paired this seek into that match."""
+
 GapListener = Callable[[], Awaitable[None] | None]
 """Called after notifications may have been missed (the service then checks every match)."""
 
@@ -271,6 +275,9 @@ class Broadcaster(Protocol):
       calls ``listener`` once it may have; one that never misses any never calls it.
     - ``publish_revoked(session_ids)`` and ``listen_revoked(listener)``: revoked sessions, so
       every process forgets their tokens and closes their sockets (one process: nothing to tell).
+    - ``publish_paired(seek_id, match_id)`` and ``listen_paired(listener)``: a seek another
+      process paired, so the process holding its socket tells the seeker at once (one
+      process: the pairing process tells its own seekers itself).
     """
 
     channel: str | None = None
@@ -293,6 +300,14 @@ class Broadcaster(Protocol):
         """Hear other processes' revocations (default, one process: there are none)."""
         return None
 
+    async def publish_paired(self, seek_id: str, match_id: str) -> None:
+        """Tell other processes this seek was paired (default, one process: nobody else)."""
+        return None
+
+    def listen_paired(self, listener: PairedListener) -> None:
+        """Hear seeks other processes paired (default, one process: there are none)."""
+        return None
+
     async def close(self) -> None: ...
 
 
@@ -302,6 +317,7 @@ class InProcessBroadcaster(Broadcaster):
 
     def __init__(self) -> None:
         self._listeners: list[Listener] = []
+        self._paired: list[PairedListener] = []
 
     async def publish(self, match_id: str, version: int) -> None:
         for listener in list(self._listeners):
@@ -318,5 +334,17 @@ class InProcessBroadcaster(Broadcaster):
     def listen_presence(self, listener: PresenceListener) -> None:
         """One process: no other process ever reports presence."""
 
+    async def publish_paired(self, seek_id: str, match_id: str) -> None:
+        """Services sharing this broadcaster (tests of several processes) hear it; a lone one
+        ignores its own (it told its seeker already)."""
+        for listener in list(self._paired):
+            result = listener(seek_id, match_id)
+            if inspect.isawaitable(result):
+                await result
+
+    def listen_paired(self, listener: PairedListener) -> None:
+        self._paired.append(listener)
+
     async def close(self) -> None:
         self._listeners.clear()
+        self._paired.clear()

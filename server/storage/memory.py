@@ -19,6 +19,7 @@ from server.service.ports import Change, FinishedHand, MatchMeta, PlayerRecord, 
 
 from .accounts_memory import AccountsMemory
 from .memory_ratings import MemoryRatings
+from .seeks_memory import SeeksMemory
 
 
 @dataclass(slots=True)
@@ -28,7 +29,7 @@ class _Match:
     hands: list[FinishedHand] = field(default_factory=list)
 
 
-class MemoryStore(AccountsMemory, MemoryRatings):
+class MemoryStore(AccountsMemory, MemoryRatings, SeeksMemory):
     def __init__(self) -> None:
         super().__init__()
         self._players: dict[str, PlayerRecord] = {}

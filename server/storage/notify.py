@@ -25,6 +25,10 @@ by spaces (``"s_0123456789abcdef s_..."``): every process forgets them and close
 A session id is not a token and cannot be turned into one. It too may be lost while the
 connection is down; after a gap, every process forgets the players it remembered.
 
+Paired seeks ride on a fourth, ``<channel>_seeks``, with payloads ``"<seek_id> <match_id>"``:
+the process holding that seek's socket tells its seeker the match. Also lost while the
+connection is down; the seek's next heartbeat reads the pairing from the store instead.
+
 This module must never decide anything about a match; it only carries "this match is now at
 version N" and "these seats have sockets there".
 """
@@ -42,7 +46,14 @@ from typing import Any
 import asyncpg
 from sqlalchemy import make_url
 
-from server.service.ports import Broadcaster, GapListener, Listener, PresenceListener, RevokedListener
+from server.service.ports import (
+    Broadcaster,
+    GapListener,
+    Listener,
+    PairedListener,
+    PresenceListener,
+    RevokedListener,
+)
 
 log = logging.getLogger("server.storage.notify")
 
@@ -127,6 +138,20 @@ def decode_revoked(payload: str) -> list[str] | None:
     return ids if ids and all(_SESSION_ID.match(i) for i in ids) else None
 
 
+def decode_paired(payload: str) -> tuple[str, str] | None:
+    """``(seek_id, match_id)`` of a paired-seek payload, or None for anything else.
+
+    >>> decode_paired("k_0123456789abcdef m_abc")
+    ('k_0123456789abcdef', 'm_abc')
+    >>> decode_paired("k_x") is None
+    True
+    """
+    seek_id, sep, match_id = payload.partition(" ")
+    if not sep or not seek_id or not match_id or " " in match_id or len(seek_id) > 64 or len(match_id) > 64:
+        return None
+    return seek_id, match_id
+
+
 def _check_channel(channel: str) -> None:
     # The channel is spliced into LISTEN (an identifier cannot be a bind parameter).
     if not _CHANNEL_NAME.match(channel):
@@ -159,6 +184,8 @@ class PostgresBroadcaster(Broadcaster):
         _check_channel(self.presence_channel)
         self.sessions_channel = f"{channel}_sessions"
         _check_channel(self.sessions_channel)
+        self.seeks_channel = f"{channel}_seeks"
+        _check_channel(self.seeks_channel)
         self.transactional = transactional
         self.reconnect_delay = reconnect_delay
         self.check_interval = check_interval
@@ -166,11 +193,13 @@ class PostgresBroadcaster(Broadcaster):
         self._gap_listeners: list[GapListener] = []
         self._presence_listeners: list[PresenceListener] = []
         self._revoked_listeners: list[RevokedListener] = []
+        self._paired_listeners: list[PairedListener] = []
         self._conn: asyncpg.Connection | None = None
         self._pid: int | None = None
         self._pending: list[str] = []
         self._pending_presence: list[str] = []
         self._pending_revoked: list[str] = []
+        self._pending_paired: list[str] = []
         self._wake = asyncio.Event()
         self._connected = asyncio.Event()
         self._lost = asyncio.Event()
@@ -226,6 +255,15 @@ class PostgresBroadcaster(Broadcaster):
     def listen_revoked(self, listener: RevokedListener) -> None:
         self._revoked_listeners.append(listener)
 
+    async def publish_paired(self, seek_id: str, match_id: str) -> None:
+        if self._closed:
+            return
+        self._pending_paired.append(f"{seek_id} {match_id}")
+        self._wake.set()
+
+    def listen_paired(self, listener: PairedListener) -> None:
+        self._paired_listeners.append(listener)
+
     def on_gap(self, listener: GapListener) -> None:
         """``listener()`` runs after the listening connection was re-established: any
         notification sent meanwhile was lost."""
@@ -253,6 +291,7 @@ class PostgresBroadcaster(Broadcaster):
         self._gap_listeners.clear()
         self._presence_listeners.clear()
         self._revoked_listeners.clear()
+        self._paired_listeners.clear()
 
     # --- receiving ------------------------------------------------------------------------------
 
@@ -287,6 +326,16 @@ class PostgresBroadcaster(Broadcaster):
         for listener in list(self._revoked_listeners):
             self._call(listener, decoded)
 
+    def _on_paired(self, _conn: Any, pid: int, _channel: str, payload: str) -> None:
+        if pid == self._pid:
+            return  # ours: this process told its own seekers
+        decoded = decode_paired(payload)
+        if decoded is None:
+            log.warning("ignored a malformed paired notification", extra={"channel": self.seeks_channel})
+            return
+        for listener in list(self._paired_listeners):
+            self._call(listener, *decoded)
+
     def _call(self, fn: Callable[..., Any], *args: Any) -> None:
         try:
             result = fn(*args)
@@ -311,6 +360,7 @@ class PostgresBroadcaster(Broadcaster):
             await conn.add_listener(self.channel, self._on_notification)
             await conn.add_listener(self.presence_channel, self._on_presence)
             await conn.add_listener(self.sessions_channel, self._on_revoked)
+            await conn.add_listener(self.seeks_channel, self._on_paired)
         except BaseException:
             await conn.close()
             raise
@@ -381,6 +431,7 @@ class PostgresBroadcaster(Broadcaster):
             (self.channel, self._pending),
             (self.presence_channel, self._pending_presence),
             (self.sessions_channel, self._pending_revoked),
+            (self.seeks_channel, self._pending_paired),
         ):
             while pending:
                 conn = self._conn

@@ -23,11 +23,12 @@ from .accounts_store import AccountsSql, _session_values
 from .engine import session_factory, store_unreachable
 from .models import ACTIONS, HANDS, MATCHES, HandRecord, Match, MatchAction, Player
 from .ratings_sql import RatingsSql
+from .seeks_sql import SeeksSql
 
 VERSIONS_AT_ONCE = 500
 
 
-class SqlStore(AccountsSql, RatingsSql):
+class SqlStore(AccountsSql, RatingsSql, SeeksSql):
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.sessions: async_sessionmaker[AsyncSession] = session_factory(engine)

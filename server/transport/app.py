@@ -243,7 +243,7 @@ def create_app(
 ) -> web.Application:
     """The server application. ``broadcaster`` replaces the in-process fan-out (several
     processes); ``bot_factory`` replaces ``server.bots.make_bot`` (tests)."""
-    from . import accounts, analysis_rest, exporting, ratings_rest, rest, static, ws
+    from . import accounts, analysis_rest, exporting, lobby_ws, ratings_rest, rest, static, ws
 
     settings = settings or Settings.from_env()
     middlewares: list[Any] = [errors_middleware]
@@ -267,5 +267,6 @@ def create_app(
     exporting.setup(app)
     analysis_rest.setup(app)
     ws.setup(app)
+    lobby_ws.setup(app)
     static.setup(app)
     return app

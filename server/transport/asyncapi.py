@@ -1,5 +1,6 @@
 """The AsyncAPI 3.0 document of the WebSocket ``/ws`` (``/api/asyncapi.json`` and
-``docs/asyncapi.json``): one channel, the seven messages both ways, and what answers what.
+``docs/asyncapi.json``): the match channel (``/ws``) and quick pairing's lobby channel
+(``/ws/lobby``), their messages both ways, and what answers what.
 
 The message payloads are generated from the Structs of :mod:`server.wire.messages`; the prose
 (phases, versions, close codes) is docs/protocol.md.
@@ -10,9 +11,16 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from server.wire.schema import CLIENT_MESSAGES, SERVER_MESSAGES, components
+from server.wire.schema import (
+    CLIENT_MESSAGES,
+    LOBBY_CLIENT_MESSAGES,
+    LOBBY_SERVER_MESSAGES,
+    SERVER_MESSAGES,
+    components,
+)
 
 _CHANNEL = {"$ref": "#/channels/play"}
+_LOBBY = {"$ref": "#/channels/lobby"}
 
 _SUMMARIES = {
     "hello": "Bind the socket to a seat (player token) or as a watcher (watch token)",
@@ -22,6 +30,11 @@ _SUMMARIES = {
     "ack": "The act named by id was applied (the new state follows)",
     "error": "A message was refused; nothing changed",
     "pong": "Answers ping",
+    "seek": "Seek a quick pairing (lobby socket): rules, time control, rated, computer fallback",
+    "cancel": "Withdraw this socket's seek (lobby socket)",
+    "seeking": "The seek is open, waiting for a compatible one",
+    "paired": "The seek is in a match: open it on /ws with the same player token",
+    "cancelled": "The seek was withdrawn",
 }
 
 
@@ -34,9 +47,15 @@ def _ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/channels/play/messages/{name}"}
 
 
+def _lobby(name: str) -> dict[str, str]:
+    return {"$ref": f"#/channels/lobby/messages/{name}"}
+
+
 @functools.cache
 def asyncapi_document() -> dict[str, Any]:
-    structs = (*CLIENT_MESSAGES, *SERVER_MESSAGES)
+    structs = tuple(
+        dict.fromkeys((*CLIENT_MESSAGES, *SERVER_MESSAGES, *LOBBY_CLIENT_MESSAGES, *LOBBY_SERVER_MESSAGES))
+    )
     refs, schemas = components(structs, ref_template="#/components/schemas/{name}")
     messages = {
         _tag(s): {
@@ -76,7 +95,31 @@ def asyncapi_document() -> dict[str, Any]:
             "a resignation, a player connecting or leaving) reaches every socket as its own state",
             "messages": [_ref("state")],
         },
+        "receiveSeek": {
+            "action": "receive",
+            "channel": _LOBBY,
+            "summary": "seek: answered by seeking, or at once by paired; later paired (both seekers at once)",
+            "messages": [_lobby("seek")],
+            "reply": {"channel": _LOBBY, "messages": [_lobby("seeking"), _lobby("paired"), _lobby("error")]},
+        },
+        "receiveCancel": {
+            "action": "receive",
+            "channel": _LOBBY,
+            "summary": "cancel: answered by cancelled, or paired when the seek was paired first",
+            "messages": [_lobby("cancel")],
+            "reply": {
+                "channel": _LOBBY,
+                "messages": [_lobby("cancelled"), _lobby("paired"), _lobby("error")],
+            },
+        },
+        "receiveLobbyPing": {
+            "action": "receive",
+            "channel": _LOBBY,
+            "messages": [_lobby("ping")],
+            "reply": {"channel": _LOBBY, "messages": [_lobby("pong")]},
+        },
     }
+    lobby = ("seek", "cancel", "ping", "seeking", "paired", "cancelled", "error", "pong")
     return {
         "asyncapi": "3.0.0",
         "info": {
@@ -94,8 +137,17 @@ def asyncapi_document() -> dict[str, Any]:
             "play": {
                 "address": "/ws",
                 "title": "A match, seen from one seat or by a watcher",
-                "messages": {name: {"$ref": f"#/components/messages/{name}"} for name in messages},
-            }
+                "messages": {
+                    name: {"$ref": f"#/components/messages/{name}"}
+                    for name in messages
+                    if name not in lobby or name in ("ping", "error", "pong")
+                },
+            },
+            "lobby": {
+                "address": "/ws/lobby",
+                "title": "Quick pairing: one seek per socket, withdrawn when the socket closes",
+                "messages": {name: {"$ref": f"#/components/messages/{name}"} for name in lobby},
+            },
         },
         "operations": operations,
         "components": {"messages": messages, "schemas": schemas},

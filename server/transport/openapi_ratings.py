@@ -78,7 +78,7 @@ def rating_paths() -> dict[str, Any]:
         },
         "/api/lobby": {
             "get": {
-                "summary": "Live counts: open challenges waiting, players playing now (from the database)",
+                "summary": "Live counts: open challenges waiting, players playing and seeking now (from the database)",
                 "security": public,
                 "responses": {**_ok("Lobby", "The counts"), **_errors(429)},
             }

@@ -133,7 +133,7 @@ async def accept_challenge(request: web.Request) -> web.Response:
 async def lobby(request: web.Request) -> web.Response:
     await _limit(request)
     counts = await request.app[SERVICE].lobby.counts()
-    return json_response(w.Lobby(counts.waiting, counts.playing))
+    return json_response(w.Lobby(counts.waiting, counts.playing, counts.seeking))
 
 
 def setup(app: web.Application) -> None:

@@ -310,8 +310,11 @@ WsErrorCode = Literal[
     "rate_limited",
     "too_large",
     "unavailable",
+    "conflict",
+    "too_many_matches",
 ]
-"""The codes a WebSocket ``error`` carries (docs/protocol.md lists them)."""
+"""The codes a WebSocket ``error`` carries (docs/protocol.md lists them; the last two on the
+lobby socket only)."""
 
 ErrorCode = Literal[
     "bad_request",
@@ -356,6 +359,16 @@ class Pong(_Wire, tag="pong", tag_field="type"):
 
 
 ServerMessage = State | Ack | Error | Pong
+
+# Quick pairing's lobby socket (/ws/lobby): its shapes live in their own module.
+from .seeks import CancelSeek as CancelSeek  # noqa: E402
+from .seeks import Paired as Paired  # noqa: E402
+from .seeks import Seek as Seek  # noqa: E402
+from .seeks import SeekCancelled as SeekCancelled  # noqa: E402
+from .seeks import Seeking as Seeking  # noqa: E402
+
+LobbyClientMessage = Seek | CancelSeek | Ping
+LobbyServerMessage = Seeking | Paired | SeekCancelled | Error | Pong
 
 
 # --- REST ----------------------------------------------------------------------------------------
@@ -753,3 +766,4 @@ class Lobby(_Wire):
     playing: Annotated[
         int, Meta(description="Players seated in an active match that moved within the last 15 minutes")
     ]
+    seeking: Annotated[int, Meta(description="Players seeking a quick pairing now (/ws/lobby)")] = 0

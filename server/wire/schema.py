@@ -19,6 +19,8 @@ from .export import ExportedMatch
 
 CLIENT_MESSAGES = (w.Hello, w.Act, w.Ping)
 SERVER_MESSAGES = (w.State, w.Ack, w.Error, w.Pong)
+LOBBY_CLIENT_MESSAGES = (w.Seek, w.CancelSeek, w.Ping)
+LOBBY_SERVER_MESSAGES = (w.Seeking, w.Paired, w.SeekCancelled, w.Error, w.Pong)
 
 REST_BODIES: tuple[Any, ...] = (
     w.CreatePlayer,
@@ -76,13 +78,27 @@ def components(types: tuple[Any, ...], ref_template: str) -> tuple[list[dict[str
 def protocol_schema() -> dict[str, Any]:
     """The JSON Schema document of every WebSocket message of protocol v1, both ways
     (``docs/protocol.schema.json``)."""
-    (client, server), defs = components((w.ClientMessage, w.ServerMessage), ref_template="#/$defs/{name}")
+    (client, server, lobby_client, lobby_server), defs = components(
+        (w.ClientMessage, w.ServerMessage, w.LobbyClientMessage, w.LobbyServerMessage),
+        ref_template="#/$defs/{name}",
+    )
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://ginrummy.invalid/protocol.schema.json",
         "title": "Gin Rummy protocol v1 WebSocket messages",
-        "$defs": {**defs, "ClientMessage": client, "ServerMessage": server},
-        "anyOf": [{"$ref": "#/$defs/ClientMessage"}, {"$ref": "#/$defs/ServerMessage"}],
+        "$defs": {
+            **defs,
+            "ClientMessage": client,
+            "ServerMessage": server,
+            "LobbyClientMessage": lobby_client,
+            "LobbyServerMessage": lobby_server,
+        },
+        "anyOf": [
+            {"$ref": "#/$defs/ClientMessage"},
+            {"$ref": "#/$defs/ServerMessage"},
+            {"$ref": "#/$defs/LobbyClientMessage"},
+            {"$ref": "#/$defs/LobbyServerMessage"},
+        ],
     }
 
 

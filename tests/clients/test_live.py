@@ -521,3 +521,47 @@ async def test_the_library_and_the_command_line_give_the_analysis_of_a_match(bas
     )
     out = capsys.readouterr().out
     assert out.startswith("Deals: ") and f"Hand {final.hand_number}: " in out
+
+
+async def test_the_example_bot_seeks_and_plays_a_rated_match_paired_with_the_library(base_url):
+    from ginrummy_client import TimeControl
+
+    cy = await _player(base_url, "Cy")
+    async with cy.seek(rules="classic") as withdrawn:  # seeking, then cancelled: nothing left
+        assert withdrawn.seek_id and (await cy.lobby()).seeking >= 1
+        assert await withdrawn.cancel() is None
+    ada = await _player(base_url, "Ada")
+    bot = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(CLIENT_ROOT / "examples" / "example_bot.py"),
+        *("--server", base_url, "--seek", "--rated", "--clock", "20+120"),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert (await asyncio.wait_for(bot.stdout.readline(), 30)).decode().startswith("Example bot seeks")
+        for _ in range(200):  # the bot's seek is open once the lobby counts it
+            if (await ada.lobby()).seeking:
+                break
+            await asyncio.sleep(0.05)
+        async with ada.seek(time_control=TimeControl("realtime", 20, 120), rated=True) as seek:
+            pairing = await seek.paired(timeout=30)
+        assert pairing.opponent == "human" and pairing.seat == 1  # the bot sought first
+        async with ada.connect(pairing.match_id) as conn:
+            final = await asyncio.wait_for(conn.play(quick), 120)
+        stdout, stderr = await asyncio.wait_for(bot.communicate(), 30)
+    finally:
+        if bot.returncode is None:
+            bot.kill()
+            await bot.wait()
+    assert bot.returncode == 0, stderr.decode()
+    _check_final(final)
+    lines = stdout.decode().splitlines()
+    assert lines[0] == f"Example bot was paired into match {pairing.match_id} in seat 0"
+    for _ in range(100):  # the ratings follow the last action a moment later
+        rating = await ada.rating()
+        if rating.rating is not None:
+            break
+        await asyncio.sleep(0.05)
+    assert rating.rating is not None and rating.rating.games == 1

@@ -1,6 +1,8 @@
-"""An example bot: joins a friend's match through its invite and plays it to the end.
+"""An example bot: joins a friend's match through its invite, or seeks a stranger by quick
+pairing, and plays it to the end.
 
     python examples/example_bot.py --server http://127.0.0.1:8080 --invite 'INVITE_URL_OR_MATCH:CODE'
+    python examples/example_bot.py --server http://127.0.0.1:8080 --seek --rated --clock 20+120
 
 Its whole brain is ``choose``: given the view of its seat, it returns one of
 ``view.legal_actions``. Replace it with your own and you have your own Gin Rummy bot.
@@ -9,7 +11,7 @@ Its whole brain is ``choose``: given the view of its seat, it returns one of
 import argparse
 import asyncio
 
-from ginrummy_client import Action, GinRummyClient, MatchView, deadwood
+from ginrummy_client import Action, GinRummyClient, MatchView, TimeControl, deadwood
 
 
 def choose(view: MatchView) -> Action:
@@ -35,16 +37,33 @@ def choose(view: MatchView) -> Action:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--server", default="http://127.0.0.1:8080")
-    parser.add_argument("--invite", required=True, help="the invite URL, or MATCH_ID:CODE")
+    how = parser.add_mutually_exclusive_group(required=True)
+    how.add_argument("--invite", help="the invite URL, or MATCH_ID:CODE")
+    how.add_argument("--seek", action="store_true", help="quick pairing: play the next stranger who seeks")
     parser.add_argument("--match", help="the match id, if the invite does not name it")
+    parser.add_argument("--rules", default="house", help="with --seek: the rules preset")
+    parser.add_argument("--rated", action="store_true", help="with --seek: a rated match")
+    parser.add_argument("--clock", help="with --seek: a real-time clock MOVE+BANK seconds, e.g. 20+120")
     parser.add_argument("--name", default="Example bot")
     args = parser.parse_args()
 
     client = GinRummyClient(args.server)
     me = await client.create_player(args.name)
-    ticket = await client.join_invite(args.invite, args.match)
-    print(f"{me.name} joined match {ticket.match_id} in seat {ticket.seat}", flush=True)
-    async with client.connect(ticket) as conn:
+    if args.seek:
+        clock = None
+        if args.clock:
+            move, _, bank = args.clock.partition("+")
+            clock = TimeControl("realtime", int(move), int(bank or 0))
+        print(f"{me.name} seeks a {'rated' if args.rated else 'casual'} match", flush=True)
+        async with client.seek(rules=args.rules, time_control=clock, rated=args.rated) as seek:
+            pairing = await seek.paired()
+        match: object = pairing.match_id
+        print(f"{me.name} was paired into match {pairing.match_id} in seat {pairing.seat}", flush=True)
+    else:
+        ticket = await client.join_invite(args.invite, args.match)
+        match = ticket
+        print(f"{me.name} joined match {ticket.match_id} in seat {ticket.seat}", flush=True)
+    async with client.connect(match) as conn:  # type: ignore[arg-type]
         final = await conn.play(choose)  # every turn: choose(view), send it, wait for the ack
     mine, theirs = final.scores[final.seat], final.scores[1 - final.seat]
     verdict = "won" if final.outcome and final.outcome.winner == final.seat else "lost"

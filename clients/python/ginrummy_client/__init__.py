@@ -22,7 +22,7 @@ Modules: :mod:`.rest` (GinRummyClient), :mod:`.connection` (MatchConnection), :m
 (views and actions), :mod:`.errors` (the exception tree), :mod:`.cards` (meld arithmetic),
 :mod:`.strategies` (ready-made bots), :mod:`.terminal` (the terminal client), :mod:`.arena`
 (your strategy against the computer, N matches), :mod:`.clocks` (time controls, clocks,
-rematches), :mod:`.verify` (check a record's deals).
+rematches), :mod:`.seeks` (quick pairing), :mod:`.verify` (check a record's deals).
 """
 
 from .cards import best_melds, deadwood
@@ -67,6 +67,7 @@ from .models import (
     knock,
 )
 from .rest import GinRummyClient, parse_invite
+from .seeks import Pairing, Seek
 from .verify import DealReport, HandCheck, verify
 
 __version__ = "0.1.0"
@@ -100,6 +101,7 @@ __all__ = [
     "NotFound",
     "NotYourTurn",
     "Outcome",
+    "Pairing",
     "PlayerIdentity",
     "PlayerInfo",
     "ProtocolError",
@@ -108,6 +110,7 @@ __all__ = [
     "RulesInfo",
     "SeatClock",
     "SeatTotal",
+    "Seek",
     "ServerError",
     "Session",
     "SignedIn",

@@ -135,7 +135,9 @@ class Lobby:
     """Open challenges waiting for someone to accept."""
     playing: int
     """Players in an active match that moved in the last 15 minutes."""
+    seeking: int = 0
+    """Players seeking a quick pairing now."""
 
     @staticmethod
     def from_wire(d: Mapping[str, Any]) -> Lobby:
-        return Lobby(int(d.get("waiting", 0)), int(d.get("playing", 0)))
+        return Lobby(int(d.get("waiting", 0)), int(d.get("playing", 0)), int(d.get("seeking", 0)))

@@ -25,6 +25,7 @@ from .errors import RateLimited, ServerError, server_error
 from .exports import ExportsMixin
 from .models import MatchSummary, MatchTicket, PlayerIdentity
 from .ratings import LeaderboardEntry, Lobby, OpenChallenge, PlayerRating, RatingPoint
+from .seeks import Seek, seek_message
 
 __all__ = ["GinRummyClient", "parse_invite", "ws_url_for"]
 
@@ -367,8 +368,31 @@ class GinRummyClient(AccountsMixin, ExportsMixin):
         return MatchTicket.from_wire(await self.request("POST", path, {}))
 
     async def lobby(self) -> Lobby:
-        """How many open challenges wait and how many players are playing now."""
+        """How many open challenges wait and how many players are playing and seeking now."""
         return Lobby.from_wire(await self.request("GET", "/api/lobby"))
+
+    def seek(
+        self,
+        *,
+        rules: str = "house",
+        time_control: TimeControl | None = None,
+        rated: bool = False,
+        computer_after: int | None = None,
+        difficulty: str = "normal",
+    ) -> Seek:
+        """Seek a quick pairing on the lobby socket: ``async with client.seek(...) as s:`` then
+        ``await s.paired()`` (see :mod:`.seeks`). Leaving the block before then withdraws it."""
+        self._auth()
+        assert self.token is not None
+        message = seek_message(
+            self.token,
+            rules=rules,
+            time_control=time_control,
+            rated=rated,
+            computer_after=computer_after,
+            difficulty=difficulty,
+        )
+        return Seek(ws_url_for(self.base_url, "/ws/lobby"), message)
 
     async def rules(self) -> list[dict[str, Any]]:
         """The rule presets the server offers (each as in a view's ``rules``, plus ``guide``)."""

@@ -1,4 +1,4 @@
-// The lobby: open challenges anyone can accept (#/lobby), the live counts on the start page, and
+// The lobby: quick pairing (seek.js) and open challenges anyone can accept (#/lobby), the live counts on the start page, and
 // the rated/casual and public choices when inviting a friend. Accepting takes the second seat as
 // an invite does; if someone else was quicker the server says challenge_taken and we say so.
 
@@ -7,6 +7,7 @@ import { loadCatalog, rulesLabel } from "./catalog.js";
 import { formatDate, h, replaceChildren } from "./dom.js";
 import { ensurePlayer, nameField } from "./home.js";
 import { acceptChallenge, getLobby, listChallenges, ratingText } from "./ratings-api.js";
+import { quickPairing } from "./seek.js";
 import { store } from "./store.js";
 
 /** The friend form's extra choices: rated or casual, and listed publicly or not. */
@@ -34,6 +35,8 @@ export function liveCounts() {
       el.replaceChildren(
         h("a", { href: "#/lobby" }, `${c.waiting} open ${c.waiting === 1 ? "challenge" : "challenges"}`),
         ` \u00b7 ${c.playing} playing now \u00b7 `,
+        h("a", { href: "#/lobby" }, `${c.seeking ?? 0} seeking`),
+        " \u00b7 ",
         h("a", { href: "#/leaderboard" }, "Leaderboard"),
       );
     },
@@ -46,7 +49,7 @@ export function mountLobby(root) {
   const list = h("ul", { class: "challenge-list" });
   const status = h("p", { class: "muted", role: "status" }, "Loading\u2026");
   const error = h("p", { class: "form-error", role: "alert" });
-  const who = store.player ? null : h("div", { class: "panel who" }, nameField(), h("p", { class: "note" }, "Type your name to accept a challenge."));
+  const who = store.player ? null : h("div", { class: "panel who" }, nameField(), h("p", { class: "note" }, "Type your name to seek a match or accept a challenge."));
 
   async function accept(challenge, button) {
     error.textContent = "";
@@ -92,8 +95,12 @@ export function mountLobby(root) {
     );
   }
 
-  replaceChildren(root, h("section", { class: "lobby" }, h("h1", { tabindex: "-1" }, "Open challenges"), who, error, status, list));
+  const quick = quickPairing(root);
+  replaceChildren(
+    root,
+    h("section", { class: "lobby" }, h("h1", { tabindex: "-1" }, "Lobby"), who, quick.panel, h("h2", {}, "Open challenges"), error, status, list),
+  );
   root.querySelector("h1").focus({ preventScroll: true });
   load();
-  return () => {};
+  return () => quick.stop();
 }
