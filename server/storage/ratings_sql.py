@@ -17,6 +17,7 @@ from sqlalchemy.exc import IntegrityError
 
 from server.service.rating_ports import RankedPlayer, RatingChange, RatingOutcome, RatingRecord, RatingUpdate
 
+from .match_rows import META_QUERY, meta_of, newest_first
 from .models import RATING_CHANGES, RATINGS, Match, Player, Rating
 from .models import RatingChange as RatingChangeRow
 
@@ -137,33 +138,20 @@ class RatingsSql:
         return [RankedPlayer(RatingRecord(*r[:6]), r[6]) for r in rows], int(total)
 
     async def unrated_matches(self, *, limit: int) -> list[MatchMeta]:
-        from .repository import _META_QUERY, _meta  # (the repository mixes this class in)
-
         counted = exists().where(RatingChangeRow.match_id == Match.id)
         query = (
-            _META_QUERY.where(Match.status == "finished", Match.rated.is_(True), ~counted)
+            META_QUERY.where(Match.status == "finished", Match.rated.is_(True), ~counted)
             .order_by(Match.updated_at, Match.id)
             .limit(limit)
         )
         async with self.sessions() as s:
             rows = (await s.execute(query)).all()
-        return [_meta(*r) for r in rows]
+        return [meta_of(*r) for r in rows]
 
     async def open_challenges(self, *, limit: int, offset: int) -> tuple[list[MatchMeta], int]:
-        from .repository import _META_QUERY, _meta
-
         where = and_(Match.status == "waiting", Match.public.is_(True))
         async with self.sessions() as s:
-            total = (await s.execute(select(func.count()).select_from(Match).where(where))).scalar_one()
-            rows = (
-                await s.execute(
-                    _META_QUERY.where(where)
-                    .order_by(Match.created_at.desc(), Match.id.desc())
-                    .limit(limit)
-                    .offset(offset)
-                )
-            ).all()
-        return [_meta(*r) for r in rows], int(total)
+            return await newest_first(s, where, limit=limit, offset=offset)
 
     async def lobby_counts(self, active_since: datetime) -> tuple[int, int]:
         waiting = and_(Match.status == "waiting", Match.public.is_(True))

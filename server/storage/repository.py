@@ -13,7 +13,6 @@ from typing import Any
 from sqlalchemy import and_, bindparam, case, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
-from sqlalchemy.orm import aliased
 
 from server.service.account_ports import UNKNOWN_DEVICE, SessionRecord, session_id_of
 from server.service.ports import Change, FinishedHand, MatchMeta, PlayerRecord, StoredAction
@@ -21,6 +20,7 @@ from server.service.ports import Change, FinishedHand, MatchMeta, PlayerRecord, 
 from .accounts_models import SESSIONS
 from .accounts_store import AccountsSql, _session_values
 from .engine import session_factory, store_unreachable
+from .match_rows import META_QUERY, meta_of, newest_first
 from .models import ACTIONS, HANDS, MATCHES, HandRecord, Match, MatchAction, Player
 from .ratings_sql import RatingsSql
 from .seeks_sql import SeeksSql
@@ -68,8 +68,8 @@ class SqlStore(AccountsSql, RatingsSql, SeeksSql):
 
     async def load_meta(self, match_id: str) -> MatchMeta | None:
         async with self.sessions() as s:
-            row = (await s.execute(_META_QUERY.where(Match.id == match_id))).one_or_none()
-        return None if row is None else _meta(*row)
+            row = (await s.execute(META_QUERY.where(Match.id == match_id))).one_or_none()
+        return None if row is None else meta_of(*row)
 
     async def match_versions(self, match_ids: list[str]) -> dict[str, int]:
         """One query per ``VERSIONS_AT_ONCE`` ids (SQLite bounds the bound values of a statement)."""
@@ -83,11 +83,11 @@ class SqlStore(AccountsSql, RatingsSql, SeeksSql):
 
     async def load_match(self, match_id: str) -> tuple[MatchMeta, list[StoredAction]] | None:
         async with self.sessions() as s, s.begin():
-            row = (await s.execute(_META_QUERY.where(Match.id == match_id))).one_or_none()
+            row = (await s.execute(META_QUERY.where(Match.id == match_id))).one_or_none()
             if row is None:
                 return None
             actions = (await s.execute(_ACTIONS_QUERY, {"match_id": match_id})).all()
-        meta = _meta(*row)
+        meta = meta_of(*row)
         # The two reads may see different commits (each statement of a Postgres READ COMMITTED
         # transaction takes its own snapshot): an action committed between them is newer than
         # the row. Keep the actions up to the row's version, so the pair is one moment of the
@@ -178,18 +178,8 @@ class SqlStore(AccountsSql, RatingsSql, SeeksSql):
             cond.append(Match.rules == rules)
         if opponent is not None:
             cond.append(Match.opponent == opponent)
-        where = and_(*cond)
         async with self.sessions() as s:
-            total = (await s.execute(select(func.count()).select_from(Match).where(where))).scalar_one()
-            rows = (
-                await s.execute(
-                    _META_QUERY.where(where)
-                    .order_by(Match.created_at.desc(), Match.id.desc())
-                    .limit(limit)
-                    .offset(offset)
-                )
-            ).all()
-        return [_meta(*r) for r in rows], total
+            return await newest_first(s, and_(*cond), limit=limit, offset=offset)
 
     async def delete_waiting_match(self, match_id: str, version: int) -> bool:
         where = and_(Match.id == match_id, Match.version == version, Match.status == "waiting")
@@ -315,38 +305,6 @@ def row_values(meta: MatchMeta) -> dict[str, Any]:
     }
 
 
-def _meta(m: Match, name0: str, name1: str | None) -> MatchMeta:
-    return MatchMeta(
-        match_id=m.id,
-        rules=m.rules,
-        opponent=m.opponent,
-        difficulty=m.difficulty,
-        seed=m.seed,
-        first_starter=m.first_starter,
-        status=m.status,
-        version=m.version,
-        seat_ids=[m.seat0_id, m.seat1_id],
-        seat_names=[name0, name1],
-        watch_token_hash=m.watch_token_hash,
-        invite_hash=m.invite_hash,
-        hand_number=m.hand_number,
-        scores=[m.score0, m.score1],
-        hands_won=[m.hands_won0, m.hands_won1],
-        winner=m.winner,
-        resigned=m.resigned,
-        outcome=m.outcome,
-        created_at=m.created_at,
-        updated_at=m.updated_at,
-        time_control=m.time_control,
-        clock=m.clock,
-        deadline_at=m.deadline_at,
-        rematch=m.rematch,
-        rated=m.rated,
-        public=m.public,
-        deal=m.deal,
-    )
-
-
 # Columns every match write may change: exactly the keys of ``row_values``.
 ROW_COLUMNS = (
     "status",
@@ -366,16 +324,7 @@ ROW_COLUMNS = (
     "deadline_at",
     "rematch",
 )
-# Read statements built once: building them per call (the seat aliases above all) cost as much
-# CPU as running them.
-_p0, _p1 = aliased(Player), aliased(Player)
-# Rows of (match, seat 0's name, seat 1's name); the outer join makes the last None while no one
-# has joined (SQLAlchemy types it str: ``_meta`` takes ``str | None``).
-_META_QUERY = (
-    select(Match, _p0.name, _p1.name)
-    .join(_p0, Match.seat0_id == _p0.id)
-    .outerjoin(_p1, Match.seat1_id == _p1.id)
-)
+# Read statements built once: building them per call cost as much CPU as running them.
 _PLAYER_QUERY = (
     select(Player.id, Player.name, SESSIONS.c.token_hash, Player.created_at)
     .join(SESSIONS, SESSIONS.c.player_id == Player.id)
