@@ -158,7 +158,7 @@ def record(rec: MatchRecord) -> w.MatchRecord:
         players=seat_players(meta),
         outcome=convert.outcome(meta.outcome),
         hands=[
-            convert.hand_record(log, results[i] if i < len(results) else None)
+            convert.hand_record(log, results[i] if i < len(results) else None, state.rules)
             for i, log in enumerate(state.log)
         ],
         deal=meta.deal,

@@ -19,6 +19,7 @@ from server.rules import Action as RulesAction
 from server.rules import Event as RulesEvent
 from server.rules import HandLog, MatchOutcome, Rules, SeatView
 from server.rules import HandResult as RulesHandResult
+from server.rules.replay import melds_by_step
 
 from . import messages as w
 
@@ -160,9 +161,11 @@ def finished_hand(number: int, starter: int, result: dict[str, Any]) -> w.Finish
     return msgspec.convert({**result, "number": number, "starter": starter}, w.FinishedHand)
 
 
-def hand_record(log: HandLog, result: RulesHandResult | None) -> w.HandRecord:
+def hand_record(log: HandLog, result: RulesHandResult | None, rules: Rules | None = None) -> w.HandRecord:
     """One hand of a record. Its seed only once it is over (``result``): an unfinished hand's
-    seed is never shown."""
+    seed is never shown. With ``rules``, each step's melds for the replay (a record is only
+    given once the match is over, when both hands are shown)."""
+    steps = melds_by_step(rules, log) if rules is not None else []
     return w.HandRecord(
         number=log.number,
         starter=log.starter,
@@ -173,4 +176,5 @@ def hand_record(log: HandLog, result: RulesHandResult | None) -> w.HandRecord:
         actions=[w.RecordedAction(s, action(a)) for s, a in log.actions],
         result=hand_result(result) if result is not None else None,
         deal_commitment=log.commitment,
+        melds_by_step=[[[_codes(m.cards) for m in seat] for seat in step] for step in steps],
     )
