@@ -1,9 +1,17 @@
-// The player's display settings, kept in this browser (localStorage): a four-colour deck, card
-// motion, and the turn signal in a hidden tab's title and icon. Presentation only; nothing here
-// changes what is sent to the server.
+// The player's settings, kept in this browser (localStorage): a four-colour deck, card motion,
+// the turn signal in a hidden tab's title and icon, a notification when a hidden tab's turn
+// comes, sounds, and the computer's pace. All but the pace are presentation only; the pace is
+// said to the server in every hello (docs/protocol.md, `hello.pace`), which bounds it.
 
 const KEY = "ginrummy.settings";
-const DEFAULTS = { fourColour: false, motion: true, tabSignal: true };
+const DEFAULTS = { fourColour: false, motion: true, tabSignal: true, notify: false, sound: false, pace: "normal" };
+
+/** The computer's paces (the server's `hello.pace` names), slowest first, with their words. */
+export const PACES = [
+  ["slow", "Slow"],
+  ["normal", "Normal"],
+  ["fast", "Fast"],
+];
 
 export function loadSettings() {
   try {
