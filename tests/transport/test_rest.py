@@ -286,6 +286,7 @@ async def test_history_record_and_stats_after_a_whole_match(make_client):
     from server.rules import RULES, Action, best_arrangement, new_hand
 
     scores = [0, 0]
+
     def melds(hand) -> list[list[list[str]]]:
         return [[[c.code for c in m.cards] for m in best_arrangement(hand.hand(s)).melds] for s in (0, 1)]
 
