@@ -97,7 +97,9 @@ def test_the_settings_pace_the_computer_and_cue_the_turn_with_a_sound_and_a_noti
     shoot(page, "settings-390")
 
     # The computer moves while the tab is hidden: a tone for its move and its turn, a notification.
-    page.evaluate("() => { window.__visibility = 'hidden'; document.dispatchEvent(new Event('visibilitychange')); }")
+    page.evaluate(
+        "() => { window.__visibility = 'hidden'; document.dispatchEvent(new Event('visibilitychange')); }"
+    )
     after = view(hand={"history": [{"seat": 0, "kind": "pass"}, {"seat": 1, "kind": "pass"}]})
     script.push(after)
     expect(page).to_have_title("Your turn \u2014 Gin Rummy")
@@ -120,7 +122,13 @@ def test_the_settings_pace_the_computer_and_cue_the_turn_with_a_sound_and_a_noti
 
 def test_a_finished_match_offers_a_new_match_with_the_same_settings(site, new_page):
     ada = rest(site, "POST", "/api/players", {"name": "Ada"})
-    m = rest(site, "POST", "/api/matches", {"opponent": "computer", "difficulty": "hard", "rules": "classic"}, ada["token"])
+    m = rest(
+        site,
+        "POST",
+        "/api/matches",
+        {"opponent": "computer", "difficulty": "hard", "rules": "classic"},
+        ada["token"],
+    )
     rest(site, "POST", f"/api/matches/{m['match_id']}/resign", {}, ada["token"])
     for screen, name in ((SMALL_PHONE, "320"), (DESKTOP, "1280")):
         page = new_page(**screen)
@@ -136,7 +144,11 @@ def test_a_finished_match_offers_a_new_match_with_the_same_settings(site, new_pa
             expect(page).not_to_have_url(re.compile(re.escape(m["match_id"])))
             new_id = page.url.rsplit("/", 1)[1]
             details = rest(site, "GET", f"/api/matches/{new_id}", None, ada["token"])
-            assert (details["rules"], details["difficulty"], details["status"]) == ("classic", "hard", "active")
+            assert (details["rules"], details["difficulty"], details["status"]) == (
+                "classic",
+                "hard",
+                "active",
+            )
             assert details["players"][0]["name"] == "Ada"  # the same seat as before: not a rematch
             expect(page.get_by_role("region", name="Card table")).to_be_visible()
 
@@ -162,6 +174,8 @@ def test_the_replay_underlines_each_hands_melds_at_every_step(site, new_page):
         rows = page.locator(".replay-hand")
         seats = [1, 0] if record["seat"] == 0 else [0, 1]  # the other seat is drawn on top
         for row, seat in zip((rows.nth(0), rows.nth(1)), seats, strict=True):
-            melded = row.locator(".melded").evaluate_all("els => els.map(e => e.dataset.card || e.getAttribute('aria-label'))")
+            melded = row.locator(".melded").evaluate_all(
+                "els => els.map(e => e.dataset.card || e.getAttribute('aria-label'))"
+            )
             assert len(melded) == sum(len(meld) for meld in steps[step][seat]), (step, seat, melded)
     shoot(page, "replay-melds-390")
