@@ -32,17 +32,24 @@ from server.bots.safe import safe_move
 from .clock import Clock
 from .errors import BadRequest, Conflict, MatchOver, ServiceError
 from .live import LiveMatch, MatchCache
+from .logs import log_failure
 from .ports import MatchMeta, PlayerRecord, SeatUpdate, Store, StoredAction
 from .queries import seat_of
-from .timecontrol import TIMEOUTS_TO_FORFEIT, ClockState, TimeControl, TimeControlError, restamp
+from .timecontrol import (
+    TIMEOUT_ID,
+    TIMEOUTS_TO_FORFEIT,
+    ClockState,
+    TimeControl,
+    TimeControlError,
+    restamp,
+    timed_out,
+)
 from .writer import Writer
 
 log = logging.getLogger("server.service")
 
-TIMEOUT_ID = "server:timeout:"
-"""The action id of a move the server played for a seat whose time ran out (followed by the
-action's number). Ids starting ``server:`` are refused from clients."""
 SERVER_IDS = "server:"
+"""Ids starting so are the server's own (:data:`TIMEOUT_ID`): refused from clients."""
 
 
 def parse_time_control(kind: Any, move_seconds: Any = 0, bank_seconds: Any = 0) -> TimeControl:
@@ -99,14 +106,14 @@ class Clocks:
         tc = time_control_of(meta)
         if not tc.timed:
             return
-        timed_out = action is not None and (action.client_id or "").startswith(TIMEOUT_ID)
+        out_of_time = action is not None and timed_out(action.client_id)
         new = restamp(
             tc,
             clock_of(meta),
             active=meta.status == "active",
             to_act=live.state.to_act,
             moved=action is not None,
-            timed_out=timed_out,
+            timed_out=out_of_time,
             now=meta.updated_at,
         )
         assert new is not None
@@ -151,8 +158,8 @@ class Clocks:
                 await self.tick()
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("clock tick failed")
+            except Exception as e:
+                log_failure(log, "clock tick failed", self.store.unreachable(e))
             self.ticked.set()
             await self.clock.sleep(self.tick_seconds)
 

@@ -21,6 +21,7 @@ from server.rules import MatchState, RulesError
 from .clock import Clock
 from .errors import NotFound
 from .ports import MatchMeta, SeatUpdate, Store, StoredAction
+from .timecontrol import timed_out
 
 log = logging.getLogger("server.service")
 
@@ -58,6 +59,8 @@ class LiveMatch:
     """When it was last used, on the service clock's ``monotonic`` (set by the cache)."""
     stale: bool = False
     """A write failed and the state could not be rebuilt yet: rebuild before any use."""
+    timeouts: set[int] = field(default_factory=set)
+    """The numbers (``seq``) of the actions the server played for a seat out of time."""
 
     @property
     def match_id(self) -> str:
@@ -137,6 +140,7 @@ class MatchCache:
                 raise NotFound(f"no match {match_id!r}")
             meta, actions = loaded
             live = LiveMatch(meta, replay(meta, actions), len(actions), acks(actions), acted(actions))
+            live.timeouts = timeouts(actions)
             live.bot = self.make_bot(meta)
             self.remember(live)
             future.set_result(live)
@@ -162,6 +166,7 @@ class MatchCache:
         live.seq = len(actions)
         live.acks = acks(actions)
         live.acted = acted(actions)
+        live.timeouts = timeouts(actions)
         live.stale = False
 
     async def behind(self, live: LiveMatch) -> bool:
@@ -241,6 +246,11 @@ def acks(actions: list[StoredAction]) -> dict[tuple[int, str], int]:
 def acted(actions: list[StoredAction]) -> dict[tuple[int, str], dict[str, Any]]:
     """The action each (seat, client id) stands for."""
     return {(a.seat, a.client_id): a.action for a in actions if a.client_id is not None}
+
+
+def timeouts(actions: list[StoredAction]) -> set[int]:
+    """The numbers of the actions the server played for a seat whose time ran out."""
+    return {a.seq for a in actions if timed_out(a.client_id)}
 
 
 def plausible_id(match_id: str) -> bool:

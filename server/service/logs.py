@@ -36,6 +36,15 @@ class JsonFormatter(logging.Formatter):
         return msgspec.json.encode(out, enc_hook=str).decode()
 
 
+def log_failure(logger: logging.Logger, message: str, unreachable: bool, **extra: Any) -> None:
+    """Log a failed background step: with its traceback when it is a bug, as one warning line
+    when the store was unreachable (``unreachable``: the store's judgement of the error)."""
+    if unreachable:
+        logger.warning("%s: the database is unreachable", message, extra=extra)
+    else:
+        logger.exception(message, extra=extra)
+
+
 def configure(level: str = "info") -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())

@@ -39,6 +39,7 @@ from .clocks import Clocks
 from .commands import Commands, CreatedMatch, MatchCaps
 from .computer import Computer
 from .errors import BadRequest, Unauthorized
+from .exports import Exports
 from .ids import Ids, SecretIds
 from .live import LiveMatch, MatchCache, Subscriber
 from .lobby import Lobby
@@ -102,6 +103,7 @@ class MatchService:
         self.accounts = Accounts(store, self.clock, self.ids, self.players, self.broadcaster)
         self.passkeys = Passkeys(self.accounts)
         self.queries = Queries(store)
+        self.exports = Exports(store, self.queries)
         self.cache = MatchCache(
             store,
             self.clock,
@@ -206,9 +208,20 @@ class MatchService:
         opponent: str | None = None,
         limit: int = 20,
         offset: int = 0,
+        result: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
     ) -> tuple[list[MatchMeta], int]:
         return await self.queries.list_matches(
-            player, status=status, rules=rules, opponent=opponent, limit=limit, offset=offset
+            player,
+            status=status,
+            rules=rules,
+            opponent=opponent,
+            limit=limit,
+            offset=offset,
+            result=result,
+            since=since,
+            until=until,
         )
 
     async def stats(self, player: PlayerRecord) -> dict[str, int]:

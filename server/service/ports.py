@@ -41,7 +41,7 @@ class SeatUpdate:
     subscriber of that seat; the transport frames it, once (``text`` keeps the framed message).
     """
 
-    __slots__ = ("claim_at", "connected", "meta", "now", "seat", "text", "view")
+    __slots__ = ("claim_at", "connected", "meta", "now", "seat", "text", "timed_out", "view")
 
     def __init__(self, meta: MatchMeta, view: MatchView, connected: tuple[bool, bool]) -> None:
         self.meta = meta
@@ -53,6 +53,8 @@ class SeatUpdate:
         """The server time the update was made at (its clock's remaining time is as of then)."""
         self.claim_at: datetime | None = None
         """When this seat may claim the match, its opponent gone (None: it is not gone)."""
+        self.timed_out: frozenset[int] = frozenset()
+        """The places in the hand's history of the moves the server played for a seat out of time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +65,9 @@ class MatchRecord:
     meta: MatchMeta
     seat: int
     state: MatchState
+    timeouts: frozenset[int] = frozenset()
+    """The numbers (1 = the match's first action) of the moves the server played for a seat out
+    of time."""
 
 
 @dataclass(slots=True)
@@ -173,6 +178,11 @@ class Change:
 
 
 class Store(AccountStore, RatingStore, Protocol):
+    def unreachable(self, error: BaseException) -> bool:
+        """Whether ``error`` means the store cannot be reached now (down, locked, a connection
+        dropped): an operational event to retry later, not a bug to log with its traceback."""
+        ...
+
     async def create_player(self, player: PlayerRecord, device: str = UNKNOWN_DEVICE) -> None:
         """Create the player and its first session (``player.token_hash``, on ``device``)."""
         ...
@@ -201,7 +211,14 @@ class Store(AccountStore, RatingStore, Protocol):
         opponent: str | None,
         limit: int,
         offset: int,
-    ) -> tuple[list[MatchMeta], int]: ...
+        result: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> tuple[list[MatchMeta], int]:
+        """The player's matches, newest first: ``result`` ``won``/``lost`` (by the player),
+        created at or after ``since`` and before ``until``."""
+        ...
+
     async def delete_waiting_match(self, match_id: str, version: int) -> bool:
         """Delete the match if it is still ``waiting`` at ``version`` (nobody joined: it has no
         actions or hands); False (and nothing deleted) otherwise."""

@@ -5,14 +5,31 @@ changed the match and this one not heard yet), and change nothing.
 
 from __future__ import annotations
 
+from datetime import UTC, date, datetime, timedelta
+
 from server.rules import RULES
 
 from .errors import BadRequest, Forbidden, MatchNotOver, NotFound
-from .live import plausible_id, replay
+from .live import plausible_id, replay, timeouts
 from .ports import FinishedHand, MatchMeta, MatchRecord, PlayerRecord, Store
 
 OPPONENTS = ("computer", "human")
 STATUSES = ("waiting", "active", "finished")
+RESULTS = ("won", "lost")
+"""The ``result`` filter: the matches the player won, or lost (a match without a winner is neither)."""
+
+
+def _day(name: str, text: str | None) -> datetime | None:
+    """Midnight UTC of ``text`` (``YYYY-MM-DD``); ``bad_request`` for anything else."""
+    if text is None:
+        return None
+    try:
+        if len(text) != 10:
+            raise ValueError(text)
+        day = date.fromisoformat(text)
+    except ValueError:
+        raise BadRequest(f"{name} must be a date, YYYY-MM-DD (UTC)") from None
+    return datetime(day.year, day.month, day.day, tzinfo=UTC)
 
 
 def seat_of(meta: MatchMeta, player: PlayerRecord) -> int:
@@ -53,7 +70,7 @@ class Queries:
         if loaded is None:  # deleted meanwhile
             raise NotFound(f"no match {match_id!r}")
         meta, actions = loaded
-        return MatchRecord(meta, seat, replay(meta, actions))
+        return MatchRecord(meta, seat, replay(meta, actions), frozenset(timeouts(actions)))
 
     async def list_matches(
         self,
@@ -64,7 +81,18 @@ class Queries:
         opponent: str | None = None,
         limit: int = 20,
         offset: int = 0,
+        result: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
     ) -> tuple[list[MatchMeta], int]:
+        """The player's matches, newest first; ``since`` and ``until`` (days, UTC, both included)
+        bound the day each match was created."""
+        if result is not None and result not in RESULTS:
+            raise BadRequest(f"result must be one of {list(RESULTS)}")
+        start, last = _day("since", since), _day("until", until)
+        end = None if last is None else last + timedelta(days=1)
+        if start is not None and end is not None and start >= end:
+            raise BadRequest("since must not be later than until")
         if status is not None and status not in STATUSES:
             raise BadRequest(f"status must be one of {list(STATUSES)}")
         if rules is not None and rules not in RULES:
@@ -76,7 +104,15 @@ class Queries:
         if offset < 0:
             raise BadRequest("offset must not be negative")
         return await self.store.list_matches(
-            player.player_id, status=status, rules=rules, opponent=opponent, limit=limit, offset=offset
+            player.player_id,
+            status=status,
+            rules=rules,
+            opponent=opponent,
+            limit=limit,
+            offset=offset,
+            result=result,
+            since=start,
+            until=end,
         )
 
     async def stats(self, player: PlayerRecord) -> dict[str, int]:

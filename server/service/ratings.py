@@ -20,6 +20,7 @@ from datetime import datetime
 from .clock import Clock
 from .errors import BadRequest, NotFound
 from .glicko import Glicko, rate_match
+from .logs import log_failure
 from .ports import MatchMeta, Store
 from .rating_ports import RankedPlayer, RatingChange, RatingOutcome, RatingRecord, RatingUpdate
 
@@ -79,8 +80,11 @@ class Ratings:
     async def _settle_logged(self, meta: MatchMeta) -> RatingOutcome | None:
         try:
             return await self.settle(meta)
-        except Exception:
-            log.exception("rating a match failed; the next sweep retries", extra={"match_id": meta.match_id})
+        except Exception as e:
+            unreachable = self.store.unreachable(e)
+            log_failure(
+                log, "rating a match failed; the next sweep retries", unreachable, match_id=meta.match_id
+            )
             return None
 
     async def settle(self, meta: MatchMeta) -> RatingOutcome | None:

@@ -28,6 +28,17 @@ WARN_SECONDS = 10.0
 allowance)."""
 
 MAX_SECONDS = 7 * 24 * 3600
+
+TIMEOUT_ID = "server:timeout:"
+"""The action id of a move the server played for a seat whose time ran out (followed by the
+action's number): the history and the record mark those moves."""
+
+
+def timed_out(client_id: str | None) -> bool:
+    """Whether an action with this id was the server's move for a seat out of time."""
+    return client_id is not None and client_id.startswith(TIMEOUT_ID)
+
+
 """The longest allowance or bank accepted (a week)."""
 
 

@@ -24,6 +24,7 @@ from server.wire import convert
 from .clock import Clock
 from .errors import StaleVersion, Unavailable, from_rules_error
 from .live import LiveMatch, MatchCache, Subscriber
+from .logs import log_failure
 from .metrics import Metrics
 from .ports import (
     COMPUTER_SEAT,
@@ -35,6 +36,7 @@ from .ports import (
     Store,
     StoredAction,
 )
+from .timecontrol import timed_out
 
 log = logging.getLogger("server.service")
 
@@ -222,8 +224,10 @@ class Writer:
             live.stale = True
             try:
                 await self.cache.reload(live)
-            except Exception:
-                log.exception("rebuilding a match failed", extra={"match_id": live.match_id})
+            except Exception as e:
+                log_failure(
+                    log, "rebuilding a match failed", self.store.unreachable(e), match_id=live.match_id
+                )
             raise
         self.metrics.commit_seconds.observe(self.clock.monotonic() - started)
         if not ok:
@@ -235,6 +239,8 @@ class Writer:
             live.seq = action.seq
             if action.client_id is not None:
                 live.acks[(action.seat, action.client_id)] = meta.version
+                if timed_out(action.client_id):
+                    live.timeouts.add(action.seq)
         if finished:
             reason = (meta.outcome or {}).get("reason", "target")
             self.metrics.matches_finished.labels(reason).inc()
@@ -254,6 +260,10 @@ class Writer:
     def update(self, live: LiveMatch, seat: int | None) -> SeatUpdate:
         """What ``seat`` sees now; only call it holding the match's lock."""
         update = SeatUpdate(live.meta, live.state.view(seat), self.connected(live))
+        if live.timeouts:
+            # The hand's events are its last actions, one each.
+            first = live.seq - len(update.view.hand.history) + 1
+            update.timed_out = frozenset(seq - first for seq in live.timeouts if seq >= first)
         self.annotate(live, update)
         return update
 

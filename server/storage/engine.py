@@ -17,7 +17,7 @@ import asyncpg
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import URL, event, make_url, text
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, ExceptionContext
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.ext.asyncio import AsyncSession as AsyncSession
@@ -110,7 +110,38 @@ def create_engine(url: str, **kwargs: Any) -> AsyncEngine:
         engine = create_async_engine(url, connect_args={"timeout": SQLITE_BUSY_SECONDS}, **kwargs)
         event.listen(engine.sync_engine, "connect", sqlite_on_connect)
         return engine
-    return create_async_engine(url, pool_pre_ping=True, **kwargs)
+    engine = create_async_engine(url, pool_pre_ping=True, **kwargs)
+    event.listen(engine.sync_engine, "handle_error", discard_broken_connection)
+    return engine
+
+
+def broken_connection(error: BaseException | None) -> bool:
+    """Whether ``error`` says the asyncpg connection itself is in a state no later statement can
+    use: the client's protocol still busy with an earlier operation (one whose backend was
+    terminated, say: the server's error arrived before the socket closed).
+
+    >>> broken_connection(asyncpg.exceptions.InternalClientError(
+    ...     "cannot switch to state 15; another operation (2) is in progress"))
+    True
+    >>> broken_connection(asyncpg.exceptions.UniqueViolationError("duplicate key"))
+    False
+    """
+    while error is not None:
+        if isinstance(error, asyncpg.exceptions.InternalClientError):
+            return True
+        if isinstance(error, asyncpg.exceptions.InterfaceError) and "another operation" in str(error):
+            return True
+        error = error.__cause__
+    return False
+
+
+def discard_broken_connection(context: ExceptionContext) -> None:
+    """Tell SQLAlchemy a broken connection (:func:`broken_connection`) is a disconnect, so the
+    pool throws it away instead of handing it out again. On the pre-ping at checkout (the
+    common case: the connection broke while idle in the pool) SQLAlchemy then connects afresh
+    and the request goes on as if nothing happened."""
+    if not context.is_disconnect and broken_connection(context.original_exception):
+        context.is_disconnect = True
 
 
 def sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:

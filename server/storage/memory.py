@@ -35,6 +35,9 @@ class MemoryStore(AccountsMemory, MemoryRatings):
         self._matches: dict[str, _Match] = {}
         self._accounts_init()
 
+    def unreachable(self, error: BaseException) -> bool:
+        return False
+
     # --- players ------------------------------------------------------------------------------
 
     async def create_player(self, player: PlayerRecord, device: str = UNKNOWN_DEVICE) -> None:
@@ -118,7 +121,16 @@ class MemoryStore(AccountsMemory, MemoryRatings):
         opponent: str | None,
         limit: int,
         offset: int,
+        result: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
     ) -> tuple[list[MatchMeta], int]:
+        def won(meta: MatchMeta) -> bool:
+            return meta.winner is not None and meta.seat_ids[meta.winner] == player_id
+
+        def lost(meta: MatchMeta) -> bool:
+            return meta.winner is not None and meta.seat_ids[meta.winner] != player_id
+
         found = [
             m.meta
             for m in self._matches.values()
@@ -126,6 +138,9 @@ class MemoryStore(AccountsMemory, MemoryRatings):
             and (status is None or m.meta.status == status)
             and (rules is None or m.meta.rules == rules)
             and (opponent is None or m.meta.opponent == opponent)
+            and (result is None or (won(m.meta) if result == "won" else lost(m.meta)))
+            and (since is None or m.meta.created_at >= since)
+            and (until is None or m.meta.created_at < until)
         ]
         found.sort(key=lambda meta: (meta.created_at, meta.match_id), reverse=True)
         return [self._out(meta) for meta in found[offset : offset + limit]], len(found)

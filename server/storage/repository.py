@@ -20,7 +20,7 @@ from server.service.ports import Change, FinishedHand, MatchMeta, PlayerRecord, 
 
 from .accounts_models import SESSIONS
 from .accounts_store import AccountsSql, _session_values
-from .engine import session_factory
+from .engine import session_factory, store_unreachable
 from .models import ACTIONS, HANDS, MATCHES, HandRecord, Match, MatchAction, Player
 from .ratings_sql import RatingsSql
 
@@ -31,6 +31,9 @@ class SqlStore(AccountsSql, RatingsSql):
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.sessions: async_sessionmaker[AsyncSession] = session_factory(engine)
+
+    def unreachable(self, error: BaseException) -> bool:
+        return store_unreachable(error)
 
     # --- players ------------------------------------------------------------------------------
 
@@ -150,8 +153,24 @@ class SqlStore(AccountsSql, RatingsSql):
         opponent: str | None,
         limit: int,
         offset: int,
+        result: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
     ) -> tuple[list[MatchMeta], int]:
         cond = [or_(Match.seat0_id == player_id, Match.seat1_id == player_id)]
+        if result is not None:
+            # Spelled out for both results: a computer's seat id is NULL, so NOT(won) is no loss.
+            mine = 0 if result == "won" else 1
+            cond.append(
+                or_(
+                    and_(Match.seat0_id == player_id, Match.winner == mine),
+                    and_(Match.seat1_id == player_id, Match.winner == 1 - mine),
+                )
+            )
+        if since is not None:
+            cond.append(Match.created_at >= since)
+        if until is not None:
+            cond.append(Match.created_at < until)
         if status is not None:
             cond.append(Match.status == status)
         if rules is not None:

@@ -240,7 +240,7 @@ def create_app(
 ) -> web.Application:
     """The server application. ``broadcaster`` replaces the in-process fan-out (several
     processes); ``bot_factory`` replaces ``server.bots.make_bot`` (tests)."""
-    from . import accounts, ratings_rest, rest, static, ws
+    from . import accounts, exporting, ratings_rest, rest, static, ws
 
     settings = settings or Settings.from_env()
     middlewares: list[Any] = [errors_middleware]
@@ -261,6 +261,7 @@ def create_app(
     rest.setup(app)
     accounts.setup(app)
     ratings_rest.setup(app)
+    exporting.setup(app)
     ws.setup(app)
     static.setup(app)
     return app

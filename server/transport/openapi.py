@@ -22,6 +22,7 @@ from server.wire.schema import REST_BODIES, components
 
 from .errors import HTTP_STATUS
 from .openapi_accounts import account_paths
+from .openapi_export import LIST_FILTERS, export_paths
 
 _DESCRIBED = {
     400: "malformed JSON, unknown or missing fields, bad values",
@@ -133,6 +134,7 @@ def openapi_document() -> dict[str, Any]:
                         "in": "query",
                         "schema": {"type": "integer", "minimum": 0, "default": 0},
                     },
+                    *LIST_FILTERS,
                 ],
                 "responses": {**_ok("MatchList", "A page of match summaries"), **_errors(400, 401, 429)},
             },
@@ -272,6 +274,7 @@ def openapi_document() -> dict[str, Any]:
     from .openapi_ratings import rating_paths  # (it builds on this module's helpers)
 
     paths.update(rating_paths())
+    paths.update(export_paths(_ok, _errors, _MATCH_ID))
     return {
         "openapi": "3.1.0",
         "info": {

@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from server.rules import HandResult, MatchView, Phase, deal_named
+from server.rules import HandLog, HandResult, MatchView, Phase, deal_named
 from server.service.ports import COMPUTER_SEAT, MatchMeta, MatchRecord, SeatUpdate
 from server.wire import convert
 from server.wire import messages as w
@@ -117,7 +117,12 @@ def view(update: SeatUpdate) -> w.View:
         hand_number=mv.hand_number,
         scores=list(mv.scores),
         hands_won=list(mv.hands_won),
-        hand=convert.hand_view(mv.hand, playable=meta.status == "active", deal_commitment=mv.deal_commitment),
+        hand=convert.hand_view(
+            mv.hand,
+            playable=meta.status == "active",
+            deal_commitment=mv.deal_commitment,
+            timed_out=update.timed_out,
+        ),
         last_result=convert.hand_result(last) if last is not None else None,
         outcome=convert.outcome(mv.outcome),
         status_line=status_line(meta, mv),
@@ -158,11 +163,26 @@ def record(rec: MatchRecord) -> w.MatchRecord:
         players=seat_players(meta),
         outcome=convert.outcome(meta.outcome),
         hands=[
-            convert.hand_record(log, results[i] if i < len(results) else None, state.rules)
-            for i, log in enumerate(state.log)
+            convert.hand_record(
+                log, results[i] if i < len(results) else None, _places(rec.timeouts, first), state.rules
+            )
+            for i, (log, first) in enumerate(zip(state.log, _first_actions(state.log), strict=True))
         ],
         deal=meta.deal,
     )
+
+
+def _first_actions(logs: list[HandLog]) -> list[int]:
+    """The number (1 = the match's first) of each hand's first action."""
+    firsts, n = [], 1
+    for log in logs:
+        firsts.append(n)
+        n += len(log.actions)
+    return firsts
+
+
+def _places(numbers: frozenset[int], first: int) -> frozenset[int]:
+    return frozenset(n - first for n in numbers if n >= first) if numbers else frozenset()
 
 
 def _name(meta: MatchMeta, seat: int, viewer: int | None) -> str:

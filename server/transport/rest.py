@@ -178,7 +178,7 @@ async def create_match(request: web.Request) -> web.Response:
 async def list_matches(request: web.Request) -> web.Response:
     player = await _player(request)
     q = request.query
-    unknown = set(q) - {"status", "rules", "opponent", "limit", "offset"}
+    unknown = set(q) - {"status", "rules", "opponent", "result", "since", "until", "limit", "offset"}
     if unknown:
         raise BadRequest(f"unknown query parameter(s) {sorted(unknown)}")
     limit = _int_query(request, "limit", 20)
@@ -190,6 +190,9 @@ async def list_matches(request: web.Request) -> web.Response:
         opponent=q.get("opponent") or None,
         limit=limit,
         offset=offset,
+        result=q.get("result") or None,
+        since=q.get("since") or None,
+        until=q.get("until") or None,
     )
     return json_response(
         w.MatchList([present.summary(m, player.player_id) for m in metas], total, limit, offset)

@@ -36,6 +36,7 @@ from server.service.errors import (
     Unauthorized,
     Unavailable,
 )
+from server.storage import store_unreachable
 from server.wire.convert import to_rules_action
 from server.wire.messages import Ack as AckMessage
 from server.wire.messages import Pong, ServerMessage
@@ -216,11 +217,18 @@ class Connection:
                     self.send(_PONG)
                     self.errors_in_a_row = 0
                     return True
-        except Exception:
+        except Exception as e:
             # A database failure, say. An act may be retried with the same id: if it did land,
             # the repeat is answered with its ack.
             match_id = self.live.match_id if self.live is not None else None
-            log.exception("message failed", extra={"match_id": match_id})
+            if store_unreachable(e):  # the database is down or dropped this connection: no bug
+                log.warning(
+                    "message failed: the database is unreachable (%s)",
+                    type(e).__name__,
+                    extra={"match_id": match_id},
+                )
+            else:
+                log.exception("message failed", extra={"match_id": match_id})
             msg_id = message.id if isinstance(message, Act) else None
             self.error(Unavailable("the server could not handle this message now; try again"), msg_id)
             return self._tolerable()

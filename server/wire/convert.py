@@ -114,7 +114,13 @@ def rule_preset(rules: Rules) -> w.RulePreset:
 _NO_ACTIONS: list[w.Action] = []
 
 
-def hand_view(v: SeatView, *, playable: bool = True, deal_commitment: str | None = None) -> w.HandView:
+def hand_view(
+    v: SeatView,
+    *,
+    playable: bool = True,
+    deal_commitment: str | None = None,
+    timed_out: frozenset[int] = frozenset(),
+) -> w.HandView:
     """A seat's view of the hand. ``playable=False`` (a match waiting for its second player, or
     over) offers nothing: no legal action and no discard's deadwood. ``deal_commitment`` is the
     match's commitment to this hand's seed (:attr:`server.rules.MatchView.deal_commitment`)."""
@@ -133,7 +139,7 @@ def hand_view(v: SeatView, *, playable: bool = True, deal_commitment: str | None
         hand_counts=list(v.hand_counts),
         stock_count=v.stock_count,
         discard_pile=_codes(v.discard_pile),
-        history=[event(e) for e in v.history],
+        history=[_timed_out(event(e)) if i in timed_out else event(e) for i, e in enumerate(v.history)],
         legal_actions=[action(a) for a in v.legal_actions] if playable else _NO_ACTIONS,
         result=hand_result(v.result) if v.result is not None else None,
         knock_limit=v.knock_limit,
@@ -161,10 +167,20 @@ def finished_hand(number: int, starter: int, result: dict[str, Any]) -> w.Finish
     return msgspec.convert({**result, "number": number, "starter": starter}, w.FinishedHand)
 
 
-def hand_record(log: HandLog, result: RulesHandResult | None, rules: Rules | None = None) -> w.HandRecord:
+def _timed_out(e: w.Event) -> w.Event:
+    return msgspec.structs.replace(e, timed_out=True)
+
+
+def hand_record(
+    log: HandLog,
+    result: RulesHandResult | None,
+    timed_out: frozenset[int] = frozenset(),
+    rules: Rules | None = None,
+) -> w.HandRecord:
     """One hand of a record. Its seed only once it is over (``result``): an unfinished hand's
-    seed is never shown. With ``rules``, each step's melds for the replay (a record is only
-    given once the match is over, when both hands are shown)."""
+    seed is never shown. ``timed_out``: the places in the hand's actions of the moves the server
+    played for a seat out of time. With ``rules``, each step's melds for the replay (a record is
+    only given once the match is over, when both hands are shown)."""
     steps = melds_by_step(rules, log) if rules is not None else []
     return w.HandRecord(
         number=log.number,
@@ -173,7 +189,10 @@ def hand_record(log: HandLog, result: RulesHandResult | None, rules: Rules | Non
         hands=[_codes(h) for h in log.hands],
         upcard=log.upcard.code,
         stock=_codes(log.stock),
-        actions=[w.RecordedAction(s, action(a)) for s, a in log.actions],
+        actions=[
+            w.RecordedAction(s, action(a), True if i in timed_out else msgspec.UNSET)
+            for i, (s, a) in enumerate(log.actions)
+        ],
         result=hand_result(result) if result is not None else None,
         deal_commitment=log.commitment,
         melds_by_step=[[[_codes(m.cards) for m in seat] for seat in step] for step in steps],

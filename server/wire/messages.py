@@ -107,6 +107,10 @@ class Event(_Wire):
     card: Annotated[
         Card | UnsetType, Meta(description="Take, discard, knock, and a draw from the discard pile")
     ] = UNSET
+    timed_out: Annotated[
+        bool | UnsetType,
+        Meta(description="true: the server played this move for the seat, its time having run out"),
+    ] = UNSET
 
 
 class Layoff(_Wire):
@@ -464,6 +468,10 @@ class MatchList(_Wire):
 class RecordedAction(_Wire):
     seat: Seat
     action: Action
+    timed_out: Annotated[
+        bool | UnsetType,
+        Meta(description="true: the server played this move for the seat, its time having run out"),
+    ] = UNSET
 
 
 class HandRecord(_Wire):

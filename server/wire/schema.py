@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 
 from . import messages as w
+from .export import ExportedMatch
 
 CLIENT_MESSAGES = (w.Hello, w.Act, w.Ping)
 SERVER_MESSAGES = (w.State, w.Ack, w.Error, w.Pong)
@@ -50,6 +51,7 @@ REST_BODIES: tuple[Any, ...] = (
     w.Leaderboard,
     w.ChallengeList,
     w.Lobby,
+    ExportedMatch,
 )
 
 

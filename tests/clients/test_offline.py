@@ -349,3 +349,13 @@ def test_every_error_code_the_server_documents_has_a_class_of_its_own():
     assert {"bad_request", "id_reused", "too_many_matches"} <= codes or {"bad_request", "id_reused"} <= codes
     for code in codes - {"internal"}:
         assert type(server_error(code, "x")) is not ServerError, code
+
+
+def test_a_move_the_server_played_on_a_timeout_says_so():
+    from ginrummy_client.models import Event
+    from ginrummy_client.terminal import describe_event
+
+    e = Event.from_wire({"seat": 1, "kind": "draw", "source": "stock", "timed_out": True})
+    assert e.timed_out
+    assert describe_event(None, e) == "drew from the stock (out of time)"  # type: ignore[arg-type]
+    assert describe_event(None, Event.from_wire({"seat": 1, "kind": "pass"})) == "passed the upcard"  # type: ignore[arg-type]

@@ -36,7 +36,9 @@ def test_the_benchmark_prints_figures_and_plays_moves_on_both_servers(
     for name in TARGETS:
         m = re.search(rf"^round 1 {name}: (\d+) paced and (\d+) saturated moves", out, re.M)
         assert m, out
-        assert int(m[1]) > 0 and int(m[2]) > 0, out
+        # FlatFile rewrites its file at every move: on a loaded machine its 1.5 s of saturation
+        # may end before its first move lands. Every other target must move in both phases.
+        assert int(m[1]) > 0 and (int(m[2]) > 0 or name == "bgio-flatfile"), out
     for title in (t.title for t in TARGETS.values()):
         row = next(line for line in out.splitlines() if line.startswith(f"| {title} |"))
         assert "| 0 |" in row, row  # no errors on any target

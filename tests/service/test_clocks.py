@@ -15,7 +15,7 @@ from server.service import FakeClock, MatchService, SeatUpdate, SequentialIds, T
 from server.service.clocks import TIMEOUT_ID
 from server.service.errors import BadRequest, Conflict
 from server.storage import MemoryStore, SqlStore
-from server.transport.present import state_message
+from server.transport.present import encode, record, state_message
 
 from ..storage.databases import database
 
@@ -35,6 +35,10 @@ def make_service(store=None, clock=None, ids=None, **kwargs) -> MatchService:
     return MatchService(
         store or MemoryStore(), bot_delay=0, clock=clock or FakeClock(), ids=ids or SequentialIds(), **kwargs
     )
+
+
+def present_record(rec) -> dict:
+    return json.loads(encode(record(rec)))
 
 
 async def timed_match(service: MatchService, tc: TimeControl = REALTIME, rated: bool = False):
@@ -376,3 +380,43 @@ async def test_a_rematch_against_the_computer_is_one_click():
     assert new.meta.status == "active" and new.meta.opponent == "computer"
     assert new.meta.difficulty == "easy" and new.meta.rules == "classic"
     assert new.meta.seat_ids[0] == ada.player_id
+
+
+class UnreachableStore(MemoryStore):
+    """A store that cannot be reached for due deadlines (a dropped database connection)."""
+
+    async def due_matches(self, now, limit):
+        raise ConnectionResetError("the database dropped this connection")
+
+    def unreachable(self, error: BaseException) -> bool:
+        return isinstance(error, ConnectionResetError)
+
+
+async def test_a_tick_that_cannot_reach_the_store_is_one_warning_without_a_traceback(caplog):
+    service = make_service(UnreachableStore())
+    service.start_clocks()
+    await asyncio.wait_for(service.clocks.ticked.wait(), 10)
+    await service.close()
+    failed = [r for r in caplog.records if r.getMessage().startswith("clock tick failed")]
+    assert [(r.levelname, r.getMessage(), r.exc_info) for r in failed] == [
+        ("WARNING", "clock tick failed: the database is unreachable", None)
+    ]
+
+
+async def test_the_history_and_the_record_mark_the_moves_the_server_played_on_a_timeout():
+    clock = FakeClock()
+    service = make_service(clock=clock)
+    live, ada, _ = await timed_match(service, TimeControl.realtime(5, 0))
+    await clock.advance(5)
+    assert await service.clocks.tick() == 1  # the first seat passes for want of time
+    await play_safe(service, live)  # the other seat moves itself
+    history = json.loads(state_message(service.update(live, 0)))["view"]["hand"]["history"]
+    assert [e.get("timed_out", False) for e in history] == [True, False]
+    # After a restart (the match loaded from the store), the same.
+    reloaded = await make_service(service.store, clock).cache.get(live.match_id)
+    again = json.loads(state_message(service.update(reloaded, 1)))["view"]["hand"]["history"]
+    assert again == history
+    await service.resign(ada, live.match_id)
+    record = present_record(await service.record(ada, live.match_id))
+    actions = record["hands"][0]["actions"]
+    assert [a.get("timed_out", False) for a in actions] == [True, False]

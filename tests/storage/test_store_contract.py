@@ -193,6 +193,30 @@ async def test_the_match_list_filters_orders_and_pages(store):
     assert (await ids(status="finished")) == ([], 0)
 
 
+async def test_the_match_list_filters_by_the_players_result_and_the_creation_time(store):
+    ada, bob = await make_player(store, "Ada"), await make_player(store, "Bob")
+    t0 = now()
+    lost = await make_match(store, ada, created_at=t0)  # against the computer: seat 1's id is NULL
+    assert await store.commit(Change(0, next_version(lost, status="finished", winner=1)))
+    won = await make_match(store, bob, created_at=t0 + timedelta(hours=1))
+    won_row = next_version(
+        won, seat_ids=[bob.player_id, ada.player_id], seat_names=["Bob", "Ada"], status="finished", winner=1
+    )
+    assert await store.commit(Change(0, won_row))
+    playing = await make_match(store, ada, created_at=t0 + timedelta(hours=2))
+
+    async def ids(**kw):
+        kw = {"status": None, "rules": None, "opponent": None, "limit": 20, "offset": 0, **kw}
+        metas, _total = await store.list_matches(ada.player_id, **kw)
+        return [m.match_id for m in metas]
+
+    assert await ids(result="won") == [won.match_id]
+    assert await ids(result="lost") == [lost.match_id]
+    assert await ids(since=t0 + timedelta(minutes=30)) == [playing.match_id, won.match_id]
+    assert await ids(until=t0 + timedelta(hours=1)) == [lost.match_id]
+    assert await ids(since=t0, until=t0 + timedelta(hours=2), result="won") == [won.match_id]
+
+
 async def test_stats_count_finished_matches_and_the_players_share_of_hands(store):
     ada, bob = await make_player(store, "Ada"), await make_player(store, "Bob")
 

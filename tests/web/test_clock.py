@@ -94,6 +94,8 @@ def test_a_seat_that_never_moves_is_timed_out_three_times_and_forfeits(server, n
         expect(page.get_by_test_id("forfeit-reason")).to_have_text(
             re.compile("ran out of time three turns in a row")
         )
+    if size == "desktop":  # the move list says which moves the server played
+        expect(pages["Ada"].locator(".move-list li").first).to_contain_text("(out of time)")
     shot(pages["Ada"], f"clock-forfeit-{size}")
 
     # Rematch: Ada offers, Bob accepts; both tables move to the new match.

@@ -1,6 +1,8 @@
 """Command line: ``python -m ginrummy_client play ...`` (the terminal client), ``watch ...``
 (follow a match with its watch token), ``arena ...`` (a strategy against the computer,
-N matches) and ``verify MATCH_ID`` (re-derive a finished match's deals from its record).
+N matches), ``verify MATCH_ID`` (re-derive a finished match's deals from its record) and
+``export MATCH_ID…`` or ``export --all`` (write matches to files: JSON, the text notation, or
+every finished match as NDJSON).
 
 The server defaults to ``$GINRUMMY_SERVER`` or http://127.0.0.1:8080.
 """
@@ -9,9 +11,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from .arena import load_strategy, run_arena
 from .errors import GinRummyError
@@ -80,7 +84,41 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--token", default=os.environ.get("GINRUMMY_TOKEN"), help="the token of a player of the match"
     )
+    out = sub.add_parser("export", help="write matches to files (JSON, text notation, or all as NDJSON)")
+    out.add_argument("matches", metavar="MATCH_ID", nargs="*", help="the matches to export, one file each")
+    out.add_argument("--all", action="store_true", help="every finished match, into one NDJSON file")
+    out.add_argument(
+        "--format", choices=("json", "text"), default="text", help="one match's format (default %(default)s)"
+    )
+    out.add_argument("--dir", default=".", help="the folder to write into (default: here)")
+    out.add_argument("--server", default=DEFAULT_SERVER, help="server base URL (default %(default)s)")
+    out.add_argument("--token", default=os.environ.get("GINRUMMY_TOKEN"), help="your player token")
     return parser
+
+
+async def _export(args: argparse.Namespace) -> int:
+    if not args.token:
+        raise ValueError("export needs --token (or $GINRUMMY_TOKEN): the player whose matches to write")
+    if not args.matches and not args.all:
+        raise ValueError("name the matches to export, or pass --all")
+    client = GinRummyClient(args.server, args.token)
+    folder = Path(args.dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    for match_id in args.matches:
+        exported = await client.export(match_id, args.format)
+        path = folder / f"{match_id}.{'txt' if args.format == 'text' else 'json'}"
+        text = exported if args.format == "text" else json.dumps(exported, ensure_ascii=False) + "\n"
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path}")
+    if args.all:
+        path = folder / "matches.ndjson"
+        count = 0
+        with path.open("w", encoding="utf-8") as f:
+            async for exported in client.export_all():
+                f.write(json.dumps(exported, ensure_ascii=False) + "\n")
+                count += 1
+        print(f"wrote {path} ({count} finished match{'' if count == 1 else 'es'})")
+    return 0
 
 
 async def _play(args: argparse.Namespace) -> int:
@@ -164,7 +202,9 @@ async def _verify(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    runner = {"play": _play, "watch": _watch, "arena": _arena, "verify": _verify}[args.command]
+    runner = {"play": _play, "watch": _watch, "arena": _arena, "verify": _verify, "export": _export}[
+        args.command
+    ]
     try:
         return asyncio.run(runner(args))
     except KeyboardInterrupt:

@@ -187,11 +187,17 @@ class Event:
     kind: str
     card: str | None = None
     source: str | None = None
+    timed_out: bool = False
+    """The server played this move for the seat, its time having run out."""
 
     @staticmethod
     def from_wire(d: Mapping[str, Any]) -> Event:
         return Event(
-            int(_need(d, "seat", "event")), str(_need(d, "kind", "event")), d.get("card"), d.get("source")
+            int(_need(d, "seat", "event")),
+            str(_need(d, "kind", "event")),
+            d.get("card"),
+            d.get("source"),
+            bool(d.get("timed_out", False)),
         )
 
 

@@ -22,6 +22,7 @@ from .accounts import AccountsMixin
 from .clocks import TimeControl
 from .connection import MatchConnection
 from .errors import RateLimited, ServerError, server_error
+from .exports import ExportsMixin
 from .models import MatchSummary, MatchTicket, PlayerIdentity
 from .ratings import LeaderboardEntry, Lobby, OpenChallenge, PlayerRating, RatingPoint
 
@@ -103,7 +104,7 @@ def parse_invite(text: str) -> tuple[str | None, str]:
     return match_id, code
 
 
-class GinRummyClient(AccountsMixin):
+class GinRummyClient(AccountsMixin, ExportsMixin):
     """REST client for one server and (once known) one player's token.
 
     >>> client = GinRummyClient("http://127.0.0.1:8080")
@@ -251,10 +252,24 @@ class GinRummyClient(AccountsMixin):
         opponent: str | None = None,
         limit: int = 20,
         offset: int = 0,
+        result: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
     ) -> tuple[list[MatchSummary], int]:
-        """This player's matches, newest first, and how many there are in all."""
+        """This player's matches, newest first, and how many there are in all; ``result``
+        ``won``/``lost`` and ``since``/``until`` (days ``YYYY-MM-DD``, UTC, both included)
+        filter them."""
         self._auth()
-        query = {"status": status, "rules": rules, "opponent": opponent, "limit": limit, "offset": offset}
+        query = {
+            "status": status,
+            "rules": rules,
+            "opponent": opponent,
+            "result": result,
+            "since": since,
+            "until": until,
+            "limit": limit,
+            "offset": offset,
+        }
         qs = urllib.parse.urlencode({k: v for k, v in query.items() if v is not None})
         page = await self.request("GET", f"/api/matches?{qs}")
         return [MatchSummary.from_wire(m) for m in page.get("matches", [])], int(page.get("total", 0))

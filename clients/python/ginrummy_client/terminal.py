@@ -227,6 +227,11 @@ def _scores_verb(view: MatchView, seat: int | None) -> str:
 
 
 def describe_event(view: MatchView, e: Event) -> str:
+    said = _did(e)
+    return f"{said} (out of time)" if e.timed_out else said
+
+
+def _did(e: Event) -> str:
     match e.kind:
         case "pass":
             return "passed the upcard"

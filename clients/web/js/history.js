@@ -1,5 +1,6 @@
-// The player's finished matches (GET /api/matches?status=finished), and one match's hands
-// (GET /api/matches/{id}) with a link to its replay.
+// The player's finished matches (GET /api/matches?status=finished), filtered by rules,
+// opponent, result and date (the server filters), and one match's hands (GET /api/matches/{id})
+// with a link to its replay. Both pages offer the exports (exporting.js).
 
 import { getMatch, getRecord, listMatches } from "./api.js";
 import { loadCatalog, rulesLabel } from "./catalog.js";
@@ -7,6 +8,7 @@ import { formatDate, h, replaceChildren } from "./dom.js";
 import { resultBlock, resultSummary } from "./results.js";
 import { store } from "./store.js";
 import { dealStatus } from "./verify.js";
+import { allExportButton, matchExportButtons } from "./exporting.js";
 
 const PAGE = 20;
 
@@ -31,32 +33,88 @@ function outcomeWords(m, seat) {
   return `${won ? "You won" : "You lost"} ${mine}\u2013${theirs}${how}`;
 }
 
+function choice(name, label, options) {
+  return h(
+    "div",
+    { class: "field" },
+    h("label", { for: `filter-${name}` }, label),
+    h("select", { id: `filter-${name}`, name }, h("option", { value: "" }, "Any"), options.map(([value, text]) => h("option", { value }, text))),
+  );
+}
+
+function day(name, label) {
+  return h("div", { class: "field" }, h("label", { for: `filter-${name}` }, label), h("input", { id: `filter-${name}`, name, type: "date" }));
+}
+
+/** The filter form; `onChange(query)` gets the chosen filters as query parameters. */
+function filterForm(onChange) {
+  const rules = choice("rules", "Rules", []);
+  const form = h(
+    "form",
+    { class: "history-filters", role: "search", "aria-label": "Filter your matches" },
+    rules,
+    choice("opponent", "Opponent", [["computer", "The computer"], ["human", "A person"]]),
+    choice("result", "Result", [["won", "Won"], ["lost", "Lost"]]),
+    day("since", "From"),
+    day("until", "To"),
+  );
+  loadCatalog().then(
+    (c) => rules.querySelector("select").append(...c.rules.map((r) => h("option", { value: r.name }, r.label || r.name))),
+    () => {},
+  );
+  const query = () => Object.fromEntries([...new FormData(form)].filter(([, v]) => v));
+  form.addEventListener("change", () => onChange(query()));
+  form.addEventListener("submit", (e) => e.preventDefault());
+  return form;
+}
+
 export function mountHistory(root) {
   const list = h("ul", { class: "match-list history-list" });
   const more = h("button", { class: "btn", type: "button", hidden: true }, "Show more");
   const status = h("p", { class: "muted", role: "status" }, "Loading\u2026");
+  let filters = {};
+  let offset = 0;
+  let generation = 0;
+  const form = filterForm((query) => {
+    if (query.since && query.until && query.since > query.until) {
+      // The server would refuse it too; said here in the form's own words.
+      status.textContent = "\u201cFrom\u201d is later than \u201cTo\u201d: choose a From day on or before the To day.";
+      list.replaceChildren();
+      more.hidden = true;
+      generation++;
+      return;
+    }
+    filters = query;
+    offset = 0;
+    list.replaceChildren();
+    load();
+  });
   replaceChildren(
     root,
     h(
       "section",
       { class: "history panel" },
       h("h1", { tabindex: "-1" }, "Your finished matches"),
+      form,
       status,
       list,
       more,
+      allExportButton(),
     ),
   );
   root.querySelector("h1").focus({ preventScroll: true });
   if (!store.player?.token) {
     status.textContent = "Play a match first: your finished matches will be listed here.";
+    form.hidden = true;
     return () => {};
   }
-  let offset = 0;
   async function load() {
     more.disabled = true;
+    const mine = ++generation;
     try {
       // The catalog only gives the presets their labels; without it the names are shown.
-      const [page] = await Promise.all([listMatches({ status: "finished", limit: PAGE, offset }), loadCatalog().catch(() => null)]);
+      const [page] = await Promise.all([listMatches({ ...filters, status: "finished", limit: PAGE, offset }), loadCatalog().catch(() => null)]);
+      if (mine !== generation) return; // the filters changed meanwhile: a newer load draws the list
       const matches = page.matches || [];
       offset += matches.length;
       for (const m of matches) {
@@ -79,9 +137,15 @@ export function mountHistory(root) {
           ),
         );
       }
-      status.textContent = offset ? `${page.total ?? offset} finished match${(page.total ?? offset) === 1 ? "" : "es"}` : "No finished matches yet.";
+      const filtered = Object.keys(filters).length > 0;
+      status.textContent = offset
+        ? `${page.total ?? offset} finished match${(page.total ?? offset) === 1 ? "" : "es"}${filtered ? " with these filters" : ""}`
+        : filtered
+          ? "No finished match with these filters."
+          : "No finished matches yet.";
       more.hidden = offset >= (page.total ?? 0) || !matches.length;
     } catch (e) {
+      if (mine !== generation) return;
       status.textContent = `Could not load your matches: ${e.message}`;
     }
     more.disabled = false;
@@ -116,6 +180,7 @@ export function mountMatchDetail(root, { matchId }) {
         body,
         h("p", { class: "lede" }, outcomeWords(m, seat), ` \u00b7 ${rulesLabel(m.rules)} \u00b7 ${formatDate(m.created_at)}`),
         h("p", {}, h("a", { class: "btn primary", href: `#/replay/${encodeURIComponent(matchId)}` }, "Replay this match")),
+        matchExportButtons(matchId),
         dealLine,
         h(
           "ol",

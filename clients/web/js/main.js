@@ -3,6 +3,7 @@
 //   #/join/ID/CODE     redeem an invite        #/watch/ID/TOKEN   watch a match (read-only)
 //   #/history          finished matches        #/history/ID       one match's hands
 //   #/replay/ID        replay a finished match #/rules            how to play
+//   #/replay           import a match (text notation) and replay it
 //   #/account          sign up, sign in, passkeys, devices
 //   #/player/ID        a player's page         #/leaderboard      the leaderboard
 //   #/lobby            open challenges
@@ -30,6 +31,7 @@ const routes = [
   [/^\/history$/, (root) => mountHistory(root)],
   [/^\/history\/([^/]+)$/, (root, [id]) => mountMatchDetail(root, { matchId: id })],
   [/^\/replay\/([^/]+)$/, (root, [id]) => mountReplay(root, { matchId: id })],
+  [/^\/replay$/, (root) => mountReplay(root, {})],
   [/^\/rules$/, (root) => mountRules(root)],
   [/^\/account$/, (root) => mountAccount(root)],
   [/^\/player\/([^/]+)$/, (root, [id]) => mountPlayer(root, { playerId: id })],

@@ -1,7 +1,10 @@
 // Replaying a finished match card by card from its record (GET /api/matches/{id}/record): each
 // deal and every action, moved on screen exactly as recorded. This is display, not rules: the
 // record says which card went where, and the hand's result (melds, layoffs, score) comes from
-// the server. Both hands are shown face up, since the match is over.
+// the server. Both hands are shown face up, since the match is over. Without a match id
+// (#/replay) the page imports a match in the text notation (docs/notation.md) and replays that.
+// Keys: left and right arrows step a move, Page Up and Page Down a hand, Home and End go to the
+// hand's first and last move, Space plays and pauses.
 
 import { getRecord } from "./api.js";
 import { bySuit, cardName, cardShort, miniCard } from "./cards.js";
@@ -10,6 +13,7 @@ import { resultBlock } from "./results.js";
 import { seatIn } from "./history.js";
 import { describeEvent, playerName, who } from "./words.js";
 import { dealStatus } from "./verify.js";
+import { importForm, matchExportButtons } from "./exporting.js";
 
 /** The cards after the first `step` actions of a recorded hand. */
 export function replayHand(hand, step) {
@@ -18,7 +22,7 @@ export function replayHand(hand, step) {
   const discard = [hand.upcard];
   let moved = null;
   let event = null;
-  for (const { seat, action } of hand.actions.slice(0, step)) {
+  for (const { seat, action, timed_out: timedOut } of hand.actions.slice(0, step)) {
     moved = null;
     switch (action.kind) {
       case "take_upcard":
@@ -44,6 +48,7 @@ export function replayHand(hand, step) {
       default:
         event = { seat, kind: action.kind };
     }
+    if (timedOut) event.timed_out = true;
   }
   return { hands, stock, discard, moved, event };
 }
@@ -59,8 +64,24 @@ export function mountReplay(root, { matchId }) {
   let timer = 0;
   let onKey = null;
 
+  if (!matchId) {
+    heading.textContent = "Replay an exported match";
+    replaceChildren(
+      body,
+      importForm((record) => {
+        stop();
+        start(record);
+        if (record.hidden) body.prepend(h("p", { class: "muted" }, `${record.hidden} hand${record.hidden === 1 ? "" : "s"} not shown: the file keeps some of its cards hidden.`));
+      }),
+    );
+    return stop;
+  }
+
   getRecord(matchId).then(
-    (record) => start(record),
+    (record) => {
+      start(record);
+      body.append(matchExportButtons(matchId));
+    },
     (e) =>
       replaceChildren(
         body,
@@ -102,7 +123,8 @@ export function mountReplay(root, { matchId }) {
       btn("", "Next hand", "\u00bb", () => go(handIndex + 1, 0)),
     );
     const deal = dealStatus(h, record);
-    replaceChildren(body, position, deal.el, caption, table, controls, resultArea);
+    const keys = h("p", { class: "muted replay-keys" }, "Keys: \u2190 \u2192 move \u00b7 Page Up/Down hand \u00b7 Home/End first/last move \u00b7 Space play");
+    replaceChildren(body, position, deal.el, caption, table, controls, keys, resultArea);
 
     function scoresBefore(index) {
       const scores = [0, 0];
@@ -217,9 +239,14 @@ export function mountReplay(root, { matchId }) {
     }
 
     onKey = (e) => {
-      if (e.target.closest?.("input, textarea, select")) return;
+      if (e.target.closest?.("input, textarea, select") || e.altKey || e.ctrlKey || e.metaKey) return;
       if (e.key === "ArrowRight") next();
       else if (e.key === "ArrowLeft") go(handIndex, step - 1);
+      else if (e.key === "PageDown") go(handIndex + 1, 0);
+      else if (e.key === "PageUp") go(handIndex - 1, 0);
+      else if (e.key === "Home") go(handIndex, 0);
+      else if (e.key === "End") go(handIndex, hands[handIndex].actions.length);
+      else if (e.key === " " && !e.target.closest?.("button, a")) togglePlay();
       else return;
       e.preventDefault();
     };
@@ -228,8 +255,11 @@ export function mountReplay(root, { matchId }) {
     announce(`Replay loaded: ${hands.length} hands. Use Next move to step through.`);
   }
 
-  return () => {
+  function stop() {
     clearInterval(timer);
+    timer = 0;
     if (onKey) document.removeEventListener("keydown", onKey);
-  };
+    onKey = null;
+  }
+  return stop;
 }

@@ -50,6 +50,8 @@ export function describeEvent(view, event, { short = false, subject = true } = {
     default:
       did = event.kind;
   }
+  // The server moved for a seat whose time ran out (a safe move, never a knock).
+  if (event.timed_out) did += short ? " (out of time)" : ", its time having run out";
   if (!subject) return did[0].toUpperCase() + did.slice(1);
   return `${who(view, event.seat)} ${did}`;
 }
