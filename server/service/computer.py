@@ -1,5 +1,5 @@
-"""The computer's turns: when it is the computer's turn, a task pauses (``bot_delay``, on the
-service clock), lets the bot choose from the computer's own seat view, never the full state,
+"""The computer's turns: when it is the computer's turn, a task pauses (``bot_delay``, scaled
+by the pace the human chose, :func:`pause_for`, on the service clock), lets the bot choose from the computer's own seat view, never the full state,
 and plays the choice through the writer like any other action.
 
 A broken bot never stalls a match: an exception or an illegal choice plays the first legal
@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from server.bots import DIFFICULTIES, make_bot
+from server.bots.pace import DEFAULT_PACE, PACES
 from server.rules import Action, SeatView
 
 from .clock import Clock
@@ -35,6 +36,24 @@ RETRY_FIRST = 0.5
 RETRY_MOST = 10.0
 """The pause before trying again a computer move whose write failed: ``RETRY_FIRST`` seconds,
 doubling after each failure up to ``RETRY_MOST``."""
+
+
+PACE_FLOOR = 0.3
+"""The shortest pause a player's pace may ask for, in seconds: "fast" halves the server's pause
+but never below this (nor below the configured pause itself, when that is shorter: tests run
+with 0)."""
+
+
+def pause_for(bot_delay: float, pace: str) -> float:
+    """The computer's pause before a move at ``pace``, from the server's ``bot_delay``.
+
+    >>> pause_for(0.6, "slow"), pause_for(0.6, "normal"), pause_for(0.6, "fast")
+    (1.2, 0.6, 0.3)
+    >>> pause_for(0.4, "fast"), pause_for(0.2, "fast"), pause_for(0.0, "slow")
+    (0.3, 0.2, 0.0)
+    """
+    factor = PACES.get(pace, PACES[DEFAULT_PACE])
+    return max(bot_delay * factor, min(bot_delay, PACE_FLOOR))
 
 
 class Computer:
@@ -95,13 +114,13 @@ class Computer:
         for as long as the service is open and it is still the computer's turn, so the human
         is never left waiting on a computer that gave up."""
         moved = 0
-        pause = self.bot_delay
+        pause = pause_for(self.bot_delay, live.pace)
         backoff = RETRY_FIRST
         failures = 0
         try:
             while True:
                 await self.clock.sleep(pause)
-                pause = self.bot_delay
+                pause = pause_for(self.bot_delay, live.pace)
                 try:
                     if not await self.writer.exclusive(live, self._move):
                         return

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from server.bots.pace import DEFAULT_PACE
 from server.rules import MatchState, RulesError
 
 from .clock import Clock
@@ -51,6 +52,9 @@ class LiveMatch:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     subscribers: set[Subscriber] = field(default_factory=set)
     bot_task: asyncio.Task[None] | None = None
+    pace: str = DEFAULT_PACE
+    """The computer's pace (``server.bots.pace``) the human's latest ``hello`` chose; kept in
+    this process only (a reconnecting client says it again)."""
     last_used: float = 0.0
     """When it was last used, on the service clock's ``monotonic`` (set by the cache)."""
     stale: bool = False

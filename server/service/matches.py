@@ -33,6 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from server.bots import make_bot
+from server.bots.pace import PACES
 
 from .accounts import Accounts
 from .analysis import Analyses, AnalysisResult, HintResult
@@ -40,7 +41,7 @@ from .clock import Clock, SystemClock
 from .clocks import Clocks
 from .commands import Commands, CreatedMatch, MatchCaps
 from .computer import Computer
-from .errors import Unauthorized
+from .errors import BadRequest, Unauthorized
 from .exports import Exports
 from .ids import Ids, SecretIds
 from .live import LiveMatch, MatchCache, Subscriber
@@ -325,12 +326,15 @@ class MatchService:
 
     # --- live connections (WebSocket) ---------------------------------------------------------
 
-    async def open(self, match_id: str, token: Any) -> tuple[LiveMatch, int | None]:
-        """Who ``token`` is in ``match_id``: a seat, or None for the match's watch token.
+    async def open(self, match_id: str, token: Any, pace: str | None = None) -> tuple[LiveMatch, int | None]:
+        """Who ``token`` is in ``match_id``: a seat, or None for the match's watch token. A
+        seat's ``pace`` (a name of ``server.bots.pace.PACES``) sets the computer's pause.
 
         A copy this process already held may be behind the store (another process wrote and
         its notice has not arrived yet): it is caught up here, so that what the caller sends
         next is current. A copy loaded from the store by this call is not read again."""
+        if pace is not None and pace not in PACES:
+            raise BadRequest(f"pace must be one of {', '.join(PACES)}")
         held = match_id in self.cache
         live = await self.cache.get(match_id)
         if not isinstance(token, str) or not token:
@@ -344,6 +348,8 @@ class MatchService:
         player = await self.players.by_token_hash(token_hash)
         if player is None or player.player_id not in live.meta.seat_ids:
             raise Unauthorized("this token has no seat in this match")
+        if pace is not None:
+            live.pace = pace
         # A computer turn interrupted by a crash resumes as soon as someone looks.
         self.computer.schedule(live)
         return live, live.meta.seat_ids.index(player.player_id)

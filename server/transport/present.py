@@ -163,7 +163,9 @@ def record(rec: MatchRecord) -> w.MatchRecord:
         players=seat_players(meta),
         outcome=convert.outcome(meta.outcome),
         hands=[
-            convert.hand_record(log, results[i] if i < len(results) else None, _places(rec.timeouts, first))
+            convert.hand_record(
+                log, results[i] if i < len(results) else None, _places(rec.timeouts, first), state.rules
+            )
             for i, (log, first) in enumerate(zip(state.log, _first_actions(state.log), strict=True))
         ],
         deal=meta.deal,

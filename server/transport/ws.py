@@ -239,7 +239,7 @@ class Connection:
 
     async def _hello(self, hello: Hello) -> bool:
         try:
-            live, seat = await self.service.open(hello.match, hello.token)
+            live, seat = await self.service.open(hello.match, hello.token, hello.pace or None)
         except NotFound as e:
             self.error(e)
             await self.close(CLOSE_UNKNOWN_MATCH, "unknown match")

@@ -19,6 +19,7 @@ from server.rules import Action as RulesAction
 from server.rules import Event as RulesEvent
 from server.rules import HandLog, MatchOutcome, Rules, SeatView
 from server.rules import HandResult as RulesHandResult
+from server.rules.replay import melds_by_step
 
 from . import messages as w
 
@@ -171,11 +172,16 @@ def _timed_out(e: w.Event) -> w.Event:
 
 
 def hand_record(
-    log: HandLog, result: RulesHandResult | None, timed_out: frozenset[int] = frozenset()
+    log: HandLog,
+    result: RulesHandResult | None,
+    timed_out: frozenset[int] = frozenset(),
+    rules: Rules | None = None,
 ) -> w.HandRecord:
     """One hand of a record. Its seed only once it is over (``result``): an unfinished hand's
     seed is never shown. ``timed_out``: the places in the hand's actions of the moves the server
-    played for a seat out of time."""
+    played for a seat out of time. With ``rules``, each step's melds for the replay (a record is
+    only given once the match is over, when both hands are shown)."""
+    steps = melds_by_step(rules, log) if rules is not None else []
     return w.HandRecord(
         number=log.number,
         starter=log.starter,
@@ -189,4 +195,5 @@ def hand_record(
         ],
         result=hand_result(result) if result is not None else None,
         deal_commitment=log.commitment,
+        melds_by_step=[[[_codes(m.cards) for m in seat] for seat in step] for step in steps],
     )

@@ -21,6 +21,8 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 from server.bots import DIFFICULTIES
 from server.rules import DEALS, RULES, Phase, ResultKind, Source, StarterRule
 
+from .pace import Pace  # the computer's pace, in hello
+
 # Clocks, claims and rematches live in their own module; here they join the protocol.
 from .timing import MatchClock as MatchClock
 from .timing import Rematch as Rematch
@@ -270,6 +272,7 @@ class Hello(_Wire, tag="hello", tag_field="type"):
     version: Annotated[Version | None, Meta(description="The last version the client saw (on reconnect)")] = (
         None
     )
+    pace: Pace = UNSET
 
 
 class Act(_Wire, tag="act", tag_field="type"):
@@ -507,6 +510,14 @@ class HandRecord(_Wire):
             description="What the view showed from the deal: SHA-256 (hex) of `seed`; null for a legacy deal"
         ),
     ]
+    melds_by_step: Annotated[
+        list[list[list[MeldCards]]],
+        Meta(
+            description="Each seat's melds, in the best arrangement the table shows, after the deal "
+            "(index 0) and after each action (index i: after the first i actions): "
+            "`melds_by_step[i][seat]` is that seat's melds"
+        ),
+    ] = []
 
 
 class MatchRecord(_Wire):

@@ -283,13 +283,21 @@ async def test_history_record_and_stats_after_a_whole_match(make_client):
         assert len(deal["stock"]) == 31 and all(len(h) == 10 for h in deal["hands"])
         assert deal["result"]["points"] == result["points"]
     # Each recorded deal and its actions replay to the same scores through the rules engine.
-    from server.rules import RULES, Action, new_hand
+    from server.rules import RULES, Action, best_arrangement, new_hand
 
     scores = [0, 0]
+
+    def melds(hand) -> list[list[list[str]]]:
+        return [[[c.code for c in m.cards] for m in best_arrangement(hand.hand(s)).melds] for s in (0, 1)]
+
     for deal in record["hands"]:
         hand = new_hand(RULES[record["rules"]], deal["starter"], deal["hands"], deal["upcard"], deal["stock"])
-        for a in deal["actions"]:
+        # The replay's melds at every step are both hands' best arrangements at that step.
+        steps = deal["melds_by_step"]
+        assert len(steps) == len(deal["actions"]) + 1 and steps[0] == melds(hand)
+        for a, step in zip(deal["actions"], steps[1:], strict=True):
             hand.apply(Action.from_wire(a["action"]), a["seat"])
+            assert step == melds(hand)
         assert hand.result is not None
         if hand.result.winner is not None:
             scores[hand.result.winner] += hand.result.points

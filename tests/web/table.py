@@ -22,6 +22,15 @@ ARTIFACTS = ROOT / "test-artifacts" / "web"
 SCORE_LINE = re.compile(r"^(Hand \d+: )?((Gin|Knock|Undercut): (\d+ [+-] )+\d+ = \d+|Dead hand: no score)$")
 
 
+def menu_link(page: Page, name: str):
+    """The main menu's link ``name``, opening the phone's "More" list first when it is in there."""
+    link = page.get_by_role("navigation", name="Main").get_by_role("link", name=name, exact=True)
+    more = page.get_by_role("button", name="More")
+    if not link.is_visible() and more.is_visible():
+        more.click()
+    return link
+
+
 def shot(page: Page, name: str) -> None:
     """Save a full-page screenshot under test-artifacts/web/ for a reviewer to look at."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,7 @@ from tests.live_server import live_server
 
 from .conftest import DESKTOP, PHONE
 from .scripted import knock_chance_view, open_scripted, rest, view
+from .table import menu_link
 
 pytestmark = pytest.mark.browser
 
@@ -147,7 +148,7 @@ def test_the_record_page_counts_a_finished_match(site, new_page):
     page = new_page(**PHONE)
     page.add_init_script(f"localStorage.setItem('ginrummy.player', {json.dumps(json.dumps(ada))});")
     page.goto(site + "/")
-    page.get_by_role("link", name="Record").tap()
+    menu_link(page, "Record").tap()
     expect(page.get_by_role("heading", name="Your record")).to_be_visible()
     grid = page.locator(".stat-grid")
     expect(grid.locator(".stat").filter(has_text="Matches")).to_contain_text("1")

@@ -16,6 +16,7 @@ import { mountHome } from "./home.js";
 import { mountJoin } from "./join.js";
 import { mountLeaderboard } from "./leaderboard.js";
 import { mountLobby } from "./lobby.js";
+import { installNavMore } from "./navmore.js";
 import { mountPlayer } from "./player.js";
 import { mountPlay } from "./play.js";
 import { mountReplay } from "./replay.js";
@@ -85,6 +86,7 @@ function adoptQueryLink() {
 }
 
 applySettings();
+installNavMore();
 adoptQueryLink();
 window.addEventListener("hashchange", route);
 route();

@@ -23,6 +23,7 @@ import { updateTurnSignal, watchVisibility } from "./table/signal.js";
 import { applySettings } from "./settings.js";
 import { buildTable, hideConnPill, renderConn, renderScorebar, renderSeats, renderStatus } from "./table/layout.js";
 import { renderPiles } from "./table/piles.js";
+import { renderPlayAgain } from "./table/again.js";
 import { renderRematch } from "./table/rematch.js";
 import { renderSide, renderWaiting } from "./table/side.js";
 import { discardPhase } from "./table/view.js";
@@ -124,6 +125,7 @@ function render(t) {
   renderFinished(t);
   renderClock(t);
   renderRematch(t);
+  renderPlayAgain(t);
   animateChanges(t, before, s.prev, s.view);
   s.drawnVersion = s.view.version;
   updateTurnSignal(s.view);

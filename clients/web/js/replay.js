@@ -180,10 +180,14 @@ export function mountReplay(root, { matchId }) {
     }
 
     function seatRow(state, s, hand) {
-      const cards = [...state.hands[s]].sort(bySuit);
-      // At a hand's end its melds (the server's, from the result) are underlined as at the table.
+      const held = new Set(state.hands[s]);
+      // Melds are underlined as at the table: at a hand's end the result's (the server's), before
+      // it each seat's best arrangement at this step (the record's `melds_by_step`).
       const meldOf = new Map();
-      if (step === hand.actions.length && hand.result) (hand.result.melds?.[s] || []).forEach((m, i) => m.forEach((c) => meldOf.set(c, i)));
+      const melds = step === hand.actions.length && hand.result ? hand.result.melds?.[s] : hand.melds_by_step?.[step]?.[s];
+      (melds || []).forEach((m, i) => m.forEach((c) => held.has(c) && meldOf.set(c, i)));
+      // Each meld's cards side by side, in the meld's order; the other cards after, by suit.
+      const cards = [...meldOf.keys(), ...[...held].filter((c) => !meldOf.has(c)).sort(bySuit)];
       return h(
         "div",
         { class: "seat-area" },

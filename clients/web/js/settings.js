@@ -1,9 +1,18 @@
-// The player's display settings, kept in this browser (localStorage): a four-colour deck, card
-// motion, the turn signal in a hidden tab's title and icon, and hints against the computer
-// (analysis.js asks the server for them). Nothing here changes what is sent as a move.
+// The player's settings, kept in this browser (localStorage): a four-colour deck, card motion,
+// the turn signal in a hidden tab's title and icon, a notification when a hidden tab's turn
+// comes, sounds, the computer's pace and hints against the computer (analysis.js asks the server
+// for them). The pace is said to the server in every hello (docs/protocol.md, `hello.pace`),
+// which bounds it; the rest change nothing that is sent as a move.
 
 const KEY = "ginrummy.settings";
-const DEFAULTS = { fourColour: false, motion: true, tabSignal: true, hints: false };
+const DEFAULTS = { fourColour: false, motion: true, tabSignal: true, notify: false, sound: false, pace: "normal", hints: false };
+
+/** The computer's paces (the server's `hello.pace` names), slowest first, with their words. */
+export const PACES = [
+  ["slow", "Slow"],
+  ["normal", "Normal"],
+  ["fast", "Fast"],
+];
 
 export function loadSettings() {
   try {

@@ -19,9 +19,10 @@ export class MatchSocket {
    * @param {(msg: object) => void} [o.onError]   an `error` message from the server
    * @param {(msg: object) => void} [o.onAck]
    * @param {(status: "connecting"|"open"|"reconnecting"|"closed", detail?: string) => void} [o.onStatus]
+   * @param {() => string|undefined} [o.pace]  the computer's pace to say in every hello
    */
-  constructor({ matchId, token, onState, onError, onAck, onStatus }) {
-    Object.assign(this, { matchId, token, onState, onError, onAck, onStatus });
+  constructor({ matchId, token, onState, onError, onAck, onStatus, pace }) {
+    Object.assign(this, { matchId, token, onState, onError, onAck, onStatus, pace });
     this.version = null;
     this.ws = null;
     this.attempt = 0;
@@ -57,14 +58,22 @@ export class MatchSocket {
     }
     this.ws = ws;
     ws.addEventListener("open", () => {
-      const hello = { type: "hello", match: this.matchId, token: this.token };
-      if (this.version !== null) hello.version = this.version;
-      ws.send(JSON.stringify(hello));
+      this.hello();
       this.startPings();
     });
     ws.addEventListener("message", (event) => this.receive(event.data));
     ws.addEventListener("close", (event) => this.closed(ws, event));
     // An "error" event is always followed by "close", which decides what to do next.
+  }
+
+  /** Say hello on the open socket (again, to change the pace: the server answers with a state). */
+  hello() {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return;
+    const hello = { type: "hello", match: this.matchId, token: this.token };
+    if (this.version !== null) hello.version = this.version;
+    const pace = this.pace?.();
+    if (pace) hello.pace = pace;
+    this.ws.send(JSON.stringify(hello));
   }
 
   receive(data) {

@@ -4,9 +4,12 @@
 
 import { getMatch } from "../api.js";
 import { toast } from "../dom.js";
+import { loadSettings } from "../settings.js";
 import { MatchSocket } from "../socket.js";
 import { store } from "../store.js";
 import { announceChanges, freshCards } from "./announce.js";
+import { renderPlayAgain } from "./again.js";
+import { cueChanges } from "./cues.js";
 import { maybeShowResult, renderFinished } from "./endings.js";
 import { renderConn } from "./layout.js";
 import { handCards, legalActions } from "./view.js";
@@ -18,6 +21,8 @@ export function connect(t, token) {
     onState: (view) => onState(t, view),
     onError: (msg) => onError(t, msg),
     onStatus: (status, detail) => onStatus(t, status, detail),
+    // The computer's pause before its moves, as the player chose it (a watcher has no say).
+    pace: () => (t.watching ? undefined : loadSettings().pace),
   });
   socket.connect();
   return socket;
@@ -57,6 +62,7 @@ function onState(t, view) {
   if (!prev && !watching && store.order(matchId)?.hand === view.hand_number) s.mode = "custom";
   s.fresh = freshCards(prev, view);
   announceChanges(t, prev, view, s.fresh);
+  cueChanges(t, prev, view);
   if (view.status === "finished" && !watching) {
     if (store.currentMatch === matchId) store.currentMatch = null;
     if (!s.matchDetails) loadDetails(t);
@@ -105,4 +111,5 @@ async function loadDetails(t) {
     return;
   }
   renderFinished(t);
+  renderPlayAgain(t);
 }

@@ -169,11 +169,14 @@ export function renderActions(t) {
     knockText = gin ? "Gin\u2026" : "Knock\u2026";
     knockLabel = gin ? "Gin: choose the card to discard" : "Knock: choose the card to discard";
   }
+  // On a phone the words after the first part are left out (the label keeps them), so the two
+  // buttons always share one row and selecting a card never moves what is below them.
+  const more = (text) => h("span", { class: "wide-only" }, text);
   if (canKnock && left === 0) {
-    knockText = `Gin! (discard ${cardShort(sel)})`;
+    knockText = ["Gin!", more(` (discard ${cardShort(sel)})`)];
     knockLabel = `Gin, discarding ${cardName(sel)}`;
   } else if (canKnock) {
-    knockText = `Knock \u2014 ${left} deadwood`;
+    knockText = [`Knock \u2014 ${left}`, more(" deadwood")];
     knockLabel = `Knock, discarding ${cardName(sel)}, ${left} deadwood left`;
   } else if (dPhase && sel && left !== undefined) {
     knockLabel = `Knock or gin: not possible discarding ${cardName(sel)}, ${left} deadwood would remain`;

@@ -4,9 +4,9 @@
 import { resignMatch } from "../api.js";
 import { h, replaceChildren, toast } from "../dom.js";
 import { resultSummary } from "../results.js";
-import { loadSettings, saveSettings } from "../settings.js";
 import { store } from "../store.js";
 import { describeEvent } from "../words.js";
+import { settingsBox } from "./settingsbox.js";
 
 export function renderSide(t) {
   const { s, el, watching, matchId } = t;
@@ -50,45 +50,6 @@ export function renderSide(t) {
     links,
     !watching && v.status !== "finished" ? resignBox(t) : null,
     settingsBox(t),
-  );
-}
-
-const SETTINGS = [
-  ["fourColour", "Four-colour deck (clubs green, diamonds blue)"],
-  ["motion", "Move the cards (off when the system asks for reduced motion)"],
-  ["tabSignal", "Say \u201cYour turn\u201d in the tab's title when it is hidden"],
-  ["hints", "Hints against the computer: what Hard would play, and why (never in rated matches)"],
-];
-
-/** The display settings, kept in this browser; the open state of the box survives redraws. */
-function settingsBox(t) {
-  const settings = loadSettings();
-  return h(
-    "details",
-    {
-      class: "panel settings",
-      open: !!t.s.settingsOpen,
-      ontoggle: (e) => {
-        t.s.settingsOpen = e.currentTarget.open;
-      },
-    },
-    h("summary", {}, "Settings"),
-    SETTINGS.map(([key, text]) =>
-      h(
-        "label",
-        { class: "setting" },
-        h("input", {
-          type: "checkbox",
-          checked: !!settings[key],
-          dataset: { focusKey: `setting:${key}` },
-          onchange: (e) => {
-            saveSettings({ [key]: e.currentTarget.checked });
-            t.render();
-          },
-        }),
-        text,
-      ),
-    ),
   );
 }
 
