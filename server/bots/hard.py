@@ -53,7 +53,7 @@ from server.rules.melds import discard_deadwoods, min_deadwood
 
 from .base import Bot, own_mask, taken_index, top_of_pile
 from .knowledge import Knowledge
-from .sim import DRAW, Memo, greedy_take, playout, settle_points
+from .sim import DRAW, Memo, best_draws_deadwood, greedy_take, own_turns, playout, settle_points
 
 
 class HardBot(Bot):
@@ -77,6 +77,10 @@ class HardBot(Bot):
         opp_gin_after: int = 99,
         match_bonus: int = 0,
         opp_mix: int = 0,
+        gin_weight: int = 0,
+        gin_draws: int = 6,
+        early_knock: int = 0,
+        knock_risk: int = 0,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:
@@ -93,6 +97,10 @@ class HardBot(Bot):
         self.opp_gin_after = opp_gin_after
         self.match_bonus = match_bonus
         self.opp_mix = opp_mix
+        self.gin_weight = gin_weight / 10
+        self.gin_draws = gin_draws
+        self.early_knock = early_knock
+        self.knock_risk = knock_risk / 100
 
     def __repr__(self) -> str:
         return f"HardBot({self.seed!r}, worlds={self.worlds}, candidates={self.candidates})"
@@ -131,6 +139,12 @@ class HardBot(Bot):
             # Gin: nothing scores more. Throw the card that feeds the opponent least.
             gin_card = max((c for c, dw in options.items() if dw == 0), key=lambda c: (VALUES[c.index], c))
             return Knock(gin_card)
+        if least <= limit and own_turns(view) <= self.early_knock:
+            # Early in the hand the opponent is seldom close: knock at once, with the card that
+            # leaves the least deadwood (the highest of those).
+            return Knock(
+                max((c for c, dw in options.items() if dw == least), key=lambda c: (VALUES[c.index], c))
+            )
         hand = own_mask(view)
         k = Knowledge.from_view(view)
         memo = Memo()
@@ -186,17 +200,23 @@ class HardBot(Bot):
                 values[("discard", c)] = play(c, 0, n) / n - penalty[c]
         if least <= limit:
             # The knock's own discard never reaches the opponent; only the ten cards left count.
+            risk: dict[int, float] = {}
             for kc in (c.index for c, dw in options.items() if dw == least):
                 left = hand & ~(1 << kc)
-                total = sum(
-                    worth(
-                        with_box(
-                            settle_points(left, opp_hand, rules, limit, view.multiplier), rules.box_bonus
-                        )
-                    )
-                    for opp_hand, _ in worlds
-                )
+                points = [
+                    settle_points(left, opp_hand, rules, limit, view.multiplier) for opp_hand, _ in worlds
+                ]
+                total = sum(worth(with_box(p, rules.box_bonus)) for p in points)
                 values[("knock", kc)] = total / n + self.knock_bias
+                risk[kc] = sum(p < 0 for p in points) / n
+            if self.knock_risk:
+                # Past the early turns: knock only when few sampled hands would undercut it,
+                # otherwise play for gin.
+                kc = min(risk, key=lambda c: (risk[c], -values[("knock", c)], c))
+                if risk[kc] <= self.knock_risk:
+                    return Knock(DECK[kc])
+                for c in risk:
+                    del values[("knock", c)]
         (kind, card), _ = max(
             values.items(), key=lambda kv: (kv[1], kv[0][0] == "knock", -scored.get(kv[0][1], 0.0), kv[0][1])
         )
@@ -251,6 +271,8 @@ class HardBot(Bot):
                     expected += w * (dw - max(0, loose - VALUES[x]))
             expected = expected / w_total if self.lookahead else dw
             out[c] = expected + self.feed * feed_chance(c, p_opp)
+            if self.gin_weight:
+                out[c] += self.gin_weight * best_draws_deadwood(rest, k.unseen, memo, self.gin_draws)
         return out
 
 
