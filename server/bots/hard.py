@@ -29,6 +29,13 @@ How it decides:
 - ``match_bonus`` (``house`` only, where just the match counts): points past the target are
   worth nothing, and reaching it is worth that many points more, for either seat; the view's
   ``scores`` say how far each seat is from the target.
+- Playing for gin as MARJJ does (``gin_weight``, tenths of a point per point): the quick score
+  adds that weight times the mean deadwood after the best ``gin_draws`` draws from the unseen
+  cards (:func:`.sim.best_draws_deadwood`), so of two discards it keeps the hand with more
+  ways to gin. ``early_knock``: within its first that many turns of the hand it knocks as soon
+  as it can (the opponent is seldom close yet). ``knock_risk`` (percent): after those turns it
+  knocks only when at most that share of the sampled opponent hands would undercut the knock,
+  and otherwise plays on for gin (the simulated knock value is then not used).
 - A discard that cannot lower its deadwood is never taken; one that completes a new meld always
   is; any other is taken when it melds with the hand or lets it knock at once. (Simulating
   those draws was measured no better.)
