@@ -80,14 +80,14 @@ class HardBot(Bot):
         margin: int = 8,
         knock_bias: int = -6,
         keep: int = 2,
-        clue_turns: int = 99,
+        clue_turns: int = 3,
         opp_gin_after: int = 99,
         match_bonus: int = 0,
         opp_mix: int = 0,
-        gin_weight: int = 0,
+        gin_weight: int = 10,
         gin_draws: int = 6,
-        early_knock: int = 0,
-        knock_risk: int = 0,
+        early_knock: int = 3,
+        knock_risk: int = 10,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:

@@ -99,7 +99,7 @@ def test_gin_weight_adds_the_deadwood_after_the_best_draws_to_the_quick_score() 
     k = Knowledge.from_view(view)
     probs = k.opp_probabilities()
     hand = k.own
-    plain = HardBot(0)._quick_scores(view, hand, k, probs, Memo())
+    plain = HardBot(0, gin_weight=0)._quick_scores(view, hand, k, probs, Memo())
     weighted = HardBot(0, gin_weight=15, gin_draws=4)._quick_scores(view, hand, k, probs, Memo())
     assert plain.keys() == weighted.keys()
     for c in plain:
