@@ -11,7 +11,7 @@ does; the box bonus counted where the rules have one), and names the one Hard wo
   choice is its own draw rule (:meth:`.hard.HardBot.take_discard`).
 - Discard decisions: Hard's own evaluation (:meth:`.hard.HardBot.discard_values` with
   ``every=True``: every legal discard and knock, on all the samples), and Hard's choice is the
-  best of them (gin whenever it can, as Hard plays).
+  one it would play (:meth:`.hard.HardBot.knock_at_once`, then :meth:`.hard.HardBot.pick`).
 
 Values are rounded to 0.01, a loss and a start value to 0.1. A decision's **loss** is what Hard's
 choice is worth less what the played action is worth (never below 0): the points the player gave away by Hard's reckoning. A hand's **start value** is the
@@ -209,16 +209,11 @@ def evaluate(view: SeatView, played: Action, *, worlds: int = WORLDS, step: int 
 
 
 def _discard(bot: HardBot, view: SeatView) -> tuple[dict[Action, float], Action, str]:
-    raw, scored = bot.discard_values(view, every=True)
+    raw, scored, risk = bot.discard_values(view, every=True)
     values: dict[Action, float] = {
         (Knock(DECK[c]) if kind == "knock" else Discard(DECK[c])): v for (kind, c), v in raw.items()
     }
-    best = bot.discard(view) if min(dw for _, dw in view.discard_deadwood) == 0 else None
-    if best is None:
-        (kind, card), _ = max(
-            raw.items(), key=lambda kv: (kv[1], kv[0][0] == "knock", -scored.get(kv[0][1], 0.0), kv[0][1])
-        )
-        best = Knock(DECK[card]) if kind == "knock" else Discard(DECK[card])
+    best = bot.knock_at_once(view) or bot.pick(raw, scored, risk)
     return values, best, _discard_reason(view, best)
 
 

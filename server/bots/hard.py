@@ -29,6 +29,13 @@ How it decides:
 - ``match_bonus`` (``house`` only, where just the match counts): points past the target are
   worth nothing, and reaching it is worth that many points more, for either seat; the view's
   ``scores`` say how far each seat is from the target.
+- Playing for gin as MARJJ does (``gin_weight``, tenths of a point per point): the quick score
+  adds that weight times the mean deadwood after the best ``gin_draws`` draws from the unseen
+  cards (:func:`.sim.best_draws_deadwood`), so of two discards it keeps the hand with more
+  ways to gin. ``early_knock``: within its first that many turns of the hand it knocks as soon
+  as it can (the opponent is seldom close yet). ``knock_risk`` (percent): after those turns it
+  knocks only when at most that share of the sampled opponent hands would undercut the knock,
+  and otherwise plays on for gin (the simulated knock value is then not used).
 - A discard that cannot lower its deadwood is never taken; one that completes a new meld always
   is; any other is taken when it melds with the hand or lets it knock at once. (Simulating
   those draws was measured no better.)
@@ -53,7 +60,7 @@ from server.rules.melds import discard_deadwoods, min_deadwood
 
 from .base import Bot, own_mask, taken_index, top_of_pile
 from .knowledge import Knowledge
-from .sim import DRAW, Memo, greedy_take, playout, settle_points
+from .sim import DRAW, Memo, best_draws_deadwood, greedy_take, own_turns, playout, settle_points
 
 
 class HardBot(Bot):
@@ -73,10 +80,14 @@ class HardBot(Bot):
         margin: int = 8,
         knock_bias: int = -6,
         keep: int = 2,
-        clue_turns: int = 99,
+        clue_turns: int = 3,
         opp_gin_after: int = 99,
         match_bonus: int = 0,
         opp_mix: int = 0,
+        gin_weight: int = 10,
+        gin_draws: int = 6,
+        early_knock: int = 3,
+        knock_risk: int = 10,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:
@@ -93,6 +104,10 @@ class HardBot(Bot):
         self.opp_gin_after = opp_gin_after
         self.match_bonus = match_bonus
         self.opp_mix = opp_mix
+        self.gin_weight = gin_weight / 10
+        self.gin_draws = gin_draws
+        self.early_knock = early_knock
+        self.knock_risk = knock_risk / 100
 
     def __repr__(self) -> str:
         return f"HardBot({self.seed!r}, worlds={self.worlds}, candidates={self.candidates})"
@@ -123,22 +138,30 @@ class HardBot(Bot):
     # --- discard ------------------------------------------------------------------------------
 
     def discard(self, view: SeatView) -> Discard | Knock:
+        return self.knock_at_once(view) or self.pick(*self.discard_values(view))
+
+    def knock_at_once(self, view: SeatView) -> Knock | None:
+        """The knocks Hard makes without weighing anything: gin, and any knock within its first
+        ``early_knock`` turns of the hand (the opponent is seldom close yet)."""
         options = dict(view.discard_deadwood)
-        if min(options.values()) == 0:
+        least = min(options.values())
+        if least == 0:
             # Gin: nothing scores more. Throw the card that feeds the opponent least.
-            gin_card = max((c for c, dw in options.items() if dw == 0), key=lambda c: (VALUES[c.index], c))
-            return Knock(gin_card)
-        values, scored = self.discard_values(view)
-        (kind, card), _ = max(
-            values.items(), key=lambda kv: (kv[1], kv[0][0] == "knock", -scored.get(kv[0][1], 0.0), kv[0][1])
-        )
-        return Knock(DECK[card]) if kind == "knock" else Discard(DECK[card])
+            return Knock(max((c for c, dw in options.items() if dw == 0), key=lambda c: (VALUES[c.index], c)))
+        if least <= view.knock_limit and own_turns(view) <= self.early_knock:
+            # With the card that leaves the least deadwood (the highest of those).
+            return Knock(
+                max((c for c, dw in options.items() if dw == least), key=lambda c: (VALUES[c.index], c))
+            )
+        return None
 
     def discard_values(
         self, view: SeatView, *, every: bool = False
-    ) -> tuple[dict[tuple[str, int], float], dict[int, float]]:
+    ) -> tuple[dict[tuple[str, int], float], dict[int, float], dict[int, float]]:
         """Hard's evaluation of a DISCARD decision: ``({(kind, card index): value}, quick
-        scores)``, each value in expected points of the hand for this seat (box bonus counted).
+        scores, {knock card index: undercut risk})``, each value in expected points of the hand
+        for this seat (box bonus counted); the risk (the share of sampled opponent hands that
+        would undercut) for the knocks leaving the least deadwood.
 
         Hard plays the best of these. Normally only its few best discards by the quick score are
         simulated (and only the best ``keep`` on every sample); ``every``: every legal discard
@@ -163,7 +186,7 @@ class HardBot(Bot):
         else:
             candidates = [c for c in ranked[: self.candidates] if scored[c] <= cut]
             if len(candidates) == 1 and least > limit:
-                return {("discard", candidates[0]): 0.0}, scored
+                return {("discard", candidates[0]): 0.0}, scored, {}
         worlds = self.sample_worlds(view, k, self.worlds)
         me = view.seat
         assert me is not None
@@ -206,20 +229,35 @@ class HardBot(Bot):
         else:
             for c in candidates:
                 values[("discard", c)] = play(c, 0, n) / n - penalty[c]
+        risk: dict[int, float] = {}
         if least <= limit:
             # The knock's own discard never reaches the opponent; only the ten cards left count.
             for kc in (c.index for c, dw in options.items() if dw <= (limit if every else least)):
                 left = hand & ~(1 << kc)
-                total = sum(
-                    worth(
-                        with_box(
-                            settle_points(left, opp_hand, rules, limit, view.multiplier), rules.box_bonus
-                        )
-                    )
-                    for opp_hand, _ in worlds
-                )
+                points = [
+                    settle_points(left, opp_hand, rules, limit, view.multiplier) for opp_hand, _ in worlds
+                ]
+                total = sum(worth(with_box(p, rules.box_bonus)) for p in points)
                 values[("knock", kc)] = total / n + self.knock_bias
-        return values, scored
+                if options[DECK[kc]] == least:
+                    risk[kc] = sum(p < 0 for p in points) / n
+        return values, scored, risk
+
+    def pick(
+        self, values: dict[tuple[str, int], float], scored: dict[int, float], risk: dict[int, float]
+    ) -> Discard | Knock:
+        """Hard's discard from its evaluation (:meth:`discard_values`)."""
+        if risk and self.knock_risk:
+            # Past the early turns: knock only when few sampled hands would undercut it,
+            # otherwise play for gin.
+            kc = min(risk, key=lambda c: (risk[c], -values[("knock", c)], c))
+            if risk[kc] <= self.knock_risk:
+                return Knock(DECK[kc])
+            values = {key: v for key, v in values.items() if key[0] != "knock"}
+        (kind, card), _ = max(
+            values.items(), key=lambda kv: (kv[1], kv[0][0] == "knock", -scored.get(kv[0][1], 0.0), kv[0][1])
+        )
+        return Knock(DECK[card]) if kind == "knock" else Discard(DECK[card])
 
     def worth(self, view: SeatView) -> Callable[[int], float]:
         """What a hand's points (for this seat; negative: for the opponent) are worth in this
@@ -270,6 +308,8 @@ class HardBot(Bot):
                     expected += w * (dw - max(0, loose - VALUES[x]))
             expected = expected / w_total if self.lookahead else dw
             out[c] = expected + self.feed * feed_chance(c, p_opp)
+            if self.gin_weight:
+                out[c] += self.gin_weight * best_draws_deadwood(rest, k.unseen, memo, self.gin_draws)
         return out
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import product
 
-from server.rules import Rules
+from server.rules import Rules, SeatView
 from server.rules.cards import VALUES
 from server.rules.hand import TURN_LIMIT
 from server.rules.melds import loose_cards, mask_value, min_deadwood, packings
@@ -380,6 +380,28 @@ def play_hand(
         taken = -1
 
 
+def best_draws_deadwood(ten: int, unseen: int, memo: Memo, k: int) -> float:
+    """The mean deadwood of ``ten`` after each of its best ``k`` draws from ``unseen`` (each
+    followed by the best discard): how close the hand is to gin, counting only the draws that
+    help it most (a hand one card from gin scores 0 when it has ``k`` such cards left)."""
+    outcomes = []
+    m = unseen & ~ten
+    while m:
+        low = m & -m
+        m ^= low
+        outcomes.append(memo.discards(ten | low)[0][1])
+    if not outcomes:
+        return float(memo.deadwood(ten))
+    outcomes.sort()
+    best = outcomes[:k]
+    return sum(best) / len(best)
+
+
+def own_turns(view: SeatView) -> int:
+    """How many times the view's seat has drawn (or taken the upcard) in the hand so far."""
+    return sum(1 for e in view.history if e.seat == view.seat and e.kind in ("take_upcard", "draw"))
+
+
 def live_connections(hand: int, card: int, dead: int) -> int:
     """Like :func:`connections`, counting only partners that can still make a meld with
     ``card`` when the cards in ``dead`` (the discard pile, say) are out of play."""
@@ -431,11 +453,13 @@ __all__ = [
     "DRAW",
     "UPCARD",
     "Memo",
+    "best_draws_deadwood",
     "connections",
     "deadwood",
     "greedy_discard",
     "greedy_take",
     "live_connections",
+    "own_turns",
     "play_hand",
     "playout",
     "settle_points",

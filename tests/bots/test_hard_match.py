@@ -52,3 +52,69 @@ def test_hard_with_the_gin_holder_model_still_makes_the_basic_knock_decisions() 
         risky = scenarios.undercut_risk()
         acts = [make_bot("hard", s, **options).choose(risky.view(1)) for s in range(3)]
         assert all(isinstance(a, Discard) for a in acts)
+
+
+def test_best_draws_deadwood_counts_only_the_draws_that_help_most() -> None:
+    from server.bots.knowledge import FULL
+    from server.bots.sim import Memo, best_draws_deadwood
+    from server.rules.cards import to_mask
+
+    # Ac 2c 3c | 6d 7d 8d | Jh Jc Js, and Kd: four draws make gin (4c, 5d, 9d, Jd, throwing Kd);
+    # the next best are the three aces left (throwing Kd leaves the ace: 1).
+    gin_close = to_mask(["Ac", "2c", "3c", "6d", "7d", "8d", "Jh", "Jc", "Js", "Kd"])
+    unseen = FULL & ~gin_close
+    memo = Memo()
+    assert best_draws_deadwood(gin_close, unseen, memo, 4) == 0
+    assert best_draws_deadwood(gin_close, unseen, memo, 5) == 1 / 5
+    assert best_draws_deadwood(gin_close, unseen, memo, 7) == 3 / 7
+    # Nothing unseen: the hand's own deadwood.
+    assert best_draws_deadwood(gin_close, 0, memo, 6) == 10
+    # A hand of ten loose cards stays far from gin even after its best draws.
+    junk = to_mask(["Ac", "3d", "5h", "7s", "9c", "Jd", "Kh", "2s", "4c", "6d"])
+    assert best_draws_deadwood(junk, FULL & ~junk, memo, 6) > 30
+
+
+def test_early_knock_knocks_within_its_first_turns_whatever_the_risk() -> None:
+    # The bot (seat 1) may knock with 10 on its fourth draw, but the opponent's pickups made three
+    # sets: Hard waits; told to knock within its first four turns, it knocks (the least deadwood,
+    # throwing the higher of Kd and Ts... the ten cards kept leave 10 either way).
+    risky = scenarios.undercut_risk()
+    view = risky.view(1)
+    from server.bots.sim import own_turns
+
+    assert own_turns(view) == 4
+    for s in range(3):
+        assert isinstance(make_bot("hard", s, early_knock=4).choose(view), Knock)
+        assert isinstance(make_bot("hard", s, early_knock=3).choose(view), Discard)
+
+
+def test_gin_weight_adds_the_deadwood_after_the_best_draws_to_the_quick_score() -> None:
+    # The bot (seat 1) holds Ac 2c 3c 6d 7d Jh Jc 5c 9h Qd and drew Ts. Throwing Ts keeps Qd (a
+    # loose ten either way), but the gin term is the mean of the best six draws after each.
+    from server.bots.knowledge import Knowledge
+    from server.bots.sim import Memo, best_draws_deadwood
+    from server.rules.cards import Card
+
+    view = scenarios.undercut_risk().view(1)
+    k = Knowledge.from_view(view)
+    probs = k.opp_probabilities()
+    hand = k.own
+    plain = HardBot(0, gin_weight=0)._quick_scores(view, hand, k, probs, Memo())
+    weighted = HardBot(0, gin_weight=15, gin_draws=4)._quick_scores(view, hand, k, probs, Memo())
+    assert plain.keys() == weighted.keys()
+    for c in plain:
+        gin = best_draws_deadwood(hand & ~(1 << c), k.unseen, Memo(), 4)
+        assert abs(weighted[c] - plain[c] - 1.5 * gin) < 1e-9
+    # Keeping the two-way 6d 7d and the Jh Jc pair is closer to gin than breaking them.
+    ts, jc = Card.parse("Ts").index, Card.parse("Jc").index
+    assert weighted[ts] - plain[ts] < weighted[jc] - plain[jc]
+
+
+def test_knock_risk_knocks_only_when_few_sampled_hands_undercut() -> None:
+    # Against the dealt junk, no sampled hand undercuts: it knocks. Against three sets shown by
+    # the opponent's pickups, most would: it plays on for gin.
+    late = scenarios.late_knock()
+    risky = scenarios.undercut_risk()
+    for s in range(3):
+        assert isinstance(make_bot("hard", s, knock_risk=10).choose(late.view(1)), Knock)
+        assert isinstance(make_bot("hard", s, knock_risk=10).choose(risky.view(1)), Discard)
