@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .account_ports import UNKNOWN_DEVICE, AccountStore
+from .ladder_ports import LadderStore
 from .rating_ports import RatingStore
 
 if TYPE_CHECKING:
@@ -172,7 +173,7 @@ class Change:
     hands: tuple[FinishedHand, ...] = field(default=())
 
 
-class Store(AccountStore, RatingStore, Protocol):
+class Store(AccountStore, RatingStore, LadderStore, Protocol):
     async def create_player(self, player: PlayerRecord, device: str = UNKNOWN_DEVICE) -> None:
         """Create the player and its first session (``player.token_hash``, on ``device``)."""
         ...

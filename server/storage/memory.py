@@ -18,6 +18,7 @@ from server.service.account_ports import UNKNOWN_DEVICE, SessionRecord, session_
 from server.service.ports import Change, FinishedHand, MatchMeta, PlayerRecord, StoredAction
 
 from .accounts_memory import AccountsMemory
+from .ladder_memory import LadderMemory
 from .memory_ratings import MemoryRatings
 
 
@@ -28,12 +29,13 @@ class _Match:
     hands: list[FinishedHand] = field(default_factory=list)
 
 
-class MemoryStore(AccountsMemory, MemoryRatings):
+class MemoryStore(AccountsMemory, MemoryRatings, LadderMemory):
     def __init__(self) -> None:
         super().__init__()
         self._players: dict[str, PlayerRecord] = {}
         self._matches: dict[str, _Match] = {}
         self._accounts_init()
+        self._ladder_init()
 
     # --- players ------------------------------------------------------------------------------
 

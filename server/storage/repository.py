@@ -22,12 +22,13 @@ from .accounts_models import SESSIONS
 from .accounts_store import AccountsSql, _session_values
 from .engine import session_factory
 from .models import ACTIONS, HANDS, MATCHES, HandRecord, Match, MatchAction, Player
+from .ladder_sql import LadderSql
 from .ratings_sql import RatingsSql
 
 VERSIONS_AT_ONCE = 500
 
 
-class SqlStore(AccountsSql, RatingsSql):
+class SqlStore(AccountsSql, RatingsSql, LadderSql):
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.sessions: async_sessionmaker[AsyncSession] = session_factory(engine)
