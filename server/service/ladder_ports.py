@@ -62,8 +62,8 @@ class LadderPair:
 
 
 class LadderStore(Protocol):
-    async def create_bot(self, bot: BotRecord) -> None:
-        """Mark an existing player as a bot (once)."""
+    async def create_bot(self, bot: BotRecord) -> bool:
+        """Mark an existing player as a bot; False (nothing changed) if it is one already."""
         ...
 
     async def bot(self, player_id: str) -> BotRecord | None: ...

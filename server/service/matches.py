@@ -33,12 +33,14 @@ from typing import Any
 from server.bots import make_bot
 
 from .accounts import Accounts
+from .bot_accounts import BotAccounts
 from .clock import Clock, SystemClock
 from .clocks import Clocks
 from .commands import Commands, CreatedMatch, MatchCaps
 from .computer import Computer
 from .errors import Unauthorized
 from .ids import Ids, SecretIds
+from .ladder import Ladder, LadderSettings, Thinker, thinker_from
 from .live import LiveMatch, MatchCache, Subscriber
 from .lobby import Lobby
 from .metrics import Metrics
@@ -91,6 +93,8 @@ class MatchService:
         clock: Clock | None = None,
         ids: Ids | None = None,
         timing: Timing | None = None,
+        ladder: LadderSettings | None = None,
+        ladder_think: Thinker | None = None,
     ) -> None:
         self.store = store
         self.broadcaster: Broadcaster = broadcaster or InProcessBroadcaster()
@@ -146,6 +150,16 @@ class MatchService:
         self.rematches = Rematches(store, self.cache, self.writer, self.commands, self.clock, self.ids)
         self.ratings = Ratings(store, self.clock)
         self.lobby = Lobby(store, self.clock)
+        self.bots = BotAccounts(store, self.clock, self.players)
+        self.ladder = Ladder(
+            store,
+            self.cache,
+            self.writer,
+            self.clock,
+            self.ids,
+            settings=ladder or LadderSettings(),
+            think=ladder_think or thinker_from(thinking),
+        )
         self.broadcaster.listen(self._on_change)
         self.metrics.live_matches.set_function(
             lambda: sum(1 for lv in self.cache.held.values() if lv.meta.status != "finished")
@@ -155,6 +169,7 @@ class MatchService:
     def _after_write(self, live: LiveMatch) -> None:
         self.computer.schedule(live)
         self.ratings.after_write(live.meta)
+        self.ladder.after_write(live)
 
     @property
     def thinking(self) -> ThinkingPool | None:
@@ -172,6 +187,7 @@ class MatchService:
         flight to commit."""
         self.writer.closing = True
         await self.clocks.close()
+        await self.ladder.close()
         self.presence.close()
         await self.computer.close()
         await self.writer.drain()
@@ -246,7 +262,8 @@ class MatchService:
     async def accept(
         self, player: PlayerRecord, match_id: str, caps: MatchCaps | None = None
     ) -> tuple[MatchMeta, int]:
-        """Take the second seat of an open challenge."""
+        """Take the second seat of an open challenge (never a bot's to take)."""
+        await self.bots.may_accept(player)
         return await self.commands.accept(player, match_id, caps)
 
     async def resign(self, player: PlayerRecord, match_id: str) -> MatchMeta:

@@ -58,6 +58,14 @@ def _choose(level: str, seed: str, view: SeatView, options: dict[str, int]) -> d
     return make_bot(level, seed, **options).choose(view).to_wire()
 
 
+def _choose_metered(level: str, seed: str, view: SeatView) -> tuple[dict[str, Any], float]:
+    """In a worker: :func:`_choose` at full strength, and the CPU seconds it took (the bot
+    ladder's budget counts them)."""
+    started = time.thread_time()
+    wire = make_bot(level, seed).choose(view).to_wire()
+    return wire, time.thread_time() - started
+
+
 FULL_WORLDS = HardBot.WORLDS
 MIN_WORLDS = 16
 QUEUE_LIMIT = 4
@@ -100,14 +108,7 @@ class ThinkingPool:
         return max(MIN_WORLDS, FULL_WORLDS * room // (ahead + 1))
 
     async def choose(self, level: str, seed: str, view: SeatView) -> Action:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                self.workers,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_watch_server,
-                initargs=(os.getpid(),),
-            )
-        pool = self._pool
+        pool = self._executor()
         options: dict[str, int] = {}
         if level == HardBot.difficulty:
             worlds = self.worlds(self.pending)
@@ -126,6 +127,31 @@ class ThinkingPool:
         finally:
             self.pending -= 1
         return Action.from_wire(wire)
+
+    async def choose_metered(self, level: str, seed: str, view: SeatView) -> tuple[Action, float]:
+        """A full-strength choice (never lighter: the ladder measures strength) and its CPU
+        seconds in the worker."""
+        pool = self._executor()
+        try:
+            wire, cpu = await asyncio.get_running_loop().run_in_executor(
+                pool, _choose_metered, level, seed, view
+            )
+        except BrokenProcessPool:
+            if self._pool is pool:
+                self._pool = None
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        return Action.from_wire(wire), cpu
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_watch_server,
+                initargs=(os.getpid(),),
+            )
+        return self._pool
 
     def close(self) -> None:
         if self._pool is not None:

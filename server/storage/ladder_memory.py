@@ -23,10 +23,13 @@ class LadderMemory:
         self._entries: dict[str, LadderEntry] = {}
         self._pairs: dict[str, LadderPair] = {}
 
-    async def create_bot(self, bot: BotRecord) -> None:
-        if bot.player_id not in self._players or bot.player_id in self._bots:
-            raise ValueError(f"no player {bot.player_id!r}, or it is a bot already")
+    async def create_bot(self, bot: BotRecord) -> bool:
+        if bot.player_id not in self._players:
+            raise ValueError(f"no player {bot.player_id!r}")
+        if bot.player_id in self._bots:
+            return False
         self._bots[bot.player_id] = bot
+        return True
 
     async def bot(self, player_id: str) -> BotRecord | None:
         return self._bots.get(player_id)
@@ -60,7 +63,9 @@ class LadderMemory:
             raise ValueError(f"pair {pair.pair_id!r} exists already")
         self._pairs[pair.pair_id] = pair
 
-    async def ladder_pairs(self, *, player_id: str | None, status: str | None, limit: int) -> list[LadderPair]:
+    async def ladder_pairs(
+        self, *, player_id: str | None, status: str | None, limit: int
+    ) -> list[LadderPair]:
         found = [
             p
             for p in self._pairs.values()

@@ -15,7 +15,14 @@ from sqlalchemy.exc import IntegrityError
 
 from server.service.ladder_ports import BotRecord, LadderEntry, LadderPair
 
-from .ladder_models import BOT_ACCOUNTS, LADDER_ENTRIES, LADDER_PAIRS, BotAccount, LadderEntryRow, LadderPairRow
+from .ladder_models import (
+    BOT_ACCOUNTS,
+    LADDER_ENTRIES,
+    LADDER_PAIRS,
+    BotAccount,
+    LadderEntryRow,
+    LadderPairRow,
+)
 from .models import Player
 
 if TYPE_CHECKING:
@@ -59,13 +66,20 @@ class LadderSql:
     engine: AsyncEngine
     sessions: async_sessionmaker[AsyncSession]
 
-    async def create_bot(self, bot: BotRecord) -> None:
-        async with self.engine.begin() as conn:
-            await conn.execute(
-                insert(BOT_ACCOUNTS).values(
-                    player_id=bot.player_id, owner=bot.owner, description=bot.description, created_at=bot.created_at
+    async def create_bot(self, bot: BotRecord) -> bool:
+        try:
+            async with self.engine.begin() as conn:
+                await conn.execute(
+                    insert(BOT_ACCOUNTS).values(
+                        player_id=bot.player_id,
+                        owner=bot.owner,
+                        description=bot.description,
+                        created_at=bot.created_at,
+                    )
                 )
-            )
+        except IntegrityError:
+            return False
+        return True
 
     async def bot(self, player_id: str) -> BotRecord | None:
         return (await self.bots([player_id])).get(player_id)
@@ -135,7 +149,9 @@ class LadderSql:
                 )
             )
 
-    async def ladder_pairs(self, *, player_id: str | None, status: str | None, limit: int) -> list[LadderPair]:
+    async def ladder_pairs(
+        self, *, player_id: str | None, status: str | None, limit: int
+    ) -> list[LadderPair]:
         q = select(LADDER_PAIRS)
         if player_id is not None:
             q = q.where(or_(LadderPairRow.a_id == player_id, LadderPairRow.b_id == player_id))

@@ -21,8 +21,8 @@ from server.service.ports import Change, FinishedHand, MatchMeta, PlayerRecord, 
 from .accounts_models import SESSIONS
 from .accounts_store import AccountsSql, _session_values
 from .engine import session_factory
-from .models import ACTIONS, HANDS, MATCHES, HandRecord, Match, MatchAction, Player
 from .ladder_sql import LadderSql
+from .models import ACTIONS, HANDS, MATCHES, HandRecord, Match, MatchAction, Player
 from .ratings_sql import RatingsSql
 
 VERSIONS_AT_ONCE = 500

@@ -313,6 +313,7 @@ ErrorCode = Literal[
     "bad_request",
     "unauthorized",
     "forbidden",
+    "not_for_bots",
     "not_found",
     "conflict",
     "match_not_over",
