@@ -32,12 +32,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from server.bots import make_bot
 from server.rules import RULES, Action, SeatView, new_match
 
 from .clock import Clock
@@ -49,7 +47,6 @@ from .ladder_results import Pairing, pair_result, pairings
 from .live import LiveMatch, MatchCache
 from .players import hash_token
 from .ports import MatchMeta, PlayerRecord, Store
-from .thinking import ThinkingPool
 from .timecontrol import TimeControl
 from .writer import Writer
 
@@ -102,28 +99,6 @@ class LadderMatch:
     pair: LadderPair
     match_id: str
     seat: int
-
-
-def thinker_from(pool: ThinkingPool | None) -> Thinker:
-    """The standard thinker: the thinking workers when there are any (each reports its own CPU
-    time), else a thread of this process (measured there)."""
-
-    async def think(level: str, seed: str, view: SeatView) -> tuple[Action, float]:
-        if pool is not None:
-            try:
-                return await pool.choose_metered(level, seed, view)
-            except Exception:
-                log.exception("thinking worker failed; thinking here")
-        return await asyncio.to_thread(metered_choice, level, seed, view)
-
-    return think
-
-
-def metered_choice(level: str, seed: str, view: SeatView) -> tuple[Action, float]:
-    """A reference's choice and the CPU time of the thread that made it."""
-    started = time.thread_time()
-    action = make_bot(level, seed).choose(view)
-    return action, time.thread_time() - started
 
 
 class Ladder:

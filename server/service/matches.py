@@ -40,7 +40,7 @@ from .commands import Commands, CreatedMatch, MatchCaps
 from .computer import Computer
 from .errors import Unauthorized
 from .ids import Ids, SecretIds
-from .ladder import Ladder, LadderSettings, Thinker, thinker_from
+from .ladder import Ladder, LadderSettings, Thinker
 from .live import LiveMatch, MatchCache, Subscriber
 from .lobby import Lobby
 from .metrics import Metrics
@@ -60,7 +60,7 @@ from .presence import Presence
 from .queries import Queries
 from .ratings import Ratings
 from .rematch import Rematches
-from .thinking import ThinkingPool
+from .thinking import ThinkingPool, thinker_from
 from .timecontrol import TimeControl, Timing
 from .writer import Writer
 

@@ -27,17 +27,20 @@ still deterministic: the same level, seed, view and budget give the same action.
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from server.bots import HardBot, make_bot
 from server.rules import Action, SeatView
+
+log = logging.getLogger("server.service")
 
 
 def _watch_server(server_pid: int) -> None:
@@ -58,12 +61,36 @@ def _choose(level: str, seed: str, view: SeatView, options: dict[str, int]) -> d
     return make_bot(level, seed, **options).choose(view).to_wire()
 
 
-def _choose_metered(level: str, seed: str, view: SeatView) -> tuple[dict[str, Any], float]:
-    """In a worker: :func:`_choose` at full strength, and the CPU seconds it took (the bot
-    ladder's budget counts them)."""
+def metered_choice(level: str, seed: str, view: SeatView) -> tuple[Action, float]:
+    """A full-strength choice and the CPU seconds of the thread that made it (the bot ladder's
+    budget counts them)."""
     started = time.thread_time()
-    wire = make_bot(level, seed).choose(view).to_wire()
-    return wire, time.thread_time() - started
+    action = make_bot(level, seed).choose(view)
+    return action, time.thread_time() - started
+
+
+def _choose_metered(level: str, seed: str, view: SeatView) -> tuple[dict[str, Any], float]:
+    """In a worker: :func:`metered_choice`, the action as its wire form."""
+    action, cpu = metered_choice(level, seed, view)
+    return action.to_wire(), cpu
+
+
+def thinker_from(
+    pool: ThinkingPool | None,
+) -> Callable[[str, str, SeatView], Awaitable[tuple[Action, float]]]:
+    """The bot ladder's standard thinker (:data:`server.service.ladder.Thinker`): the thinking
+    workers when there are any (each reports its own CPU time), else a thread of this process
+    (measured there)."""
+
+    async def think(level: str, seed: str, view: SeatView) -> tuple[Action, float]:
+        if pool is not None:
+            try:
+                return await pool.choose_metered(level, seed, view)
+            except Exception:
+                log.exception("thinking worker failed; thinking here")
+        return await asyncio.to_thread(metered_choice, level, seed, view)
+
+    return think
 
 
 FULL_WORLDS = HardBot.WORLDS
