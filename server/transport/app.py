@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from server.config import Settings
 from server.service import Broadcaster, InProcessBroadcaster, MatchService, Metrics
 from server.service.errors import RateLimited, ServiceError, TooLarge, Unavailable
+from server.service.ladder import LadderSettings
 from server.service.thinking import ThinkingPool
 from server.service.timecontrol import Timing
 from server.storage import create_engine, store_unreachable, upgrade
@@ -185,9 +186,11 @@ def service_ctx(
             metrics=app[METRICS],
             thinking=thinking,
             timing=Timing(limits.clock_tick_seconds, limits.claim_seconds, limits.waiting_match_seconds),
+            ladder=LadderSettings(app[SETTINGS].ladder_cpu, app[SETTINGS].ladder_references),
             **kwargs,
         )
         service.start_clocks()
+        service.ladder.start()
         # Notifications missed while the broadcaster was reconnecting: check every match.
         chosen.on_gap(service.resync)
         app[SERVICE] = service
@@ -240,7 +243,7 @@ def create_app(
 ) -> web.Application:
     """The server application. ``broadcaster`` replaces the in-process fan-out (several
     processes); ``bot_factory`` replaces ``server.bots.make_bot`` (tests)."""
-    from . import accounts, ratings_rest, rest, static, ws
+    from . import accounts, ladder_rest, ratings_rest, rest, static, ws
 
     settings = settings or Settings.from_env()
     middlewares: list[Any] = [errors_middleware]
@@ -261,6 +264,7 @@ def create_app(
     rest.setup(app)
     accounts.setup(app)
     ratings_rest.setup(app)
+    ladder_rest.setup(app)
     ws.setup(app)
     static.setup(app)
     return app

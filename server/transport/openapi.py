@@ -269,9 +269,11 @@ def openapi_document() -> dict[str, Any]:
             }
         },
     }
-    from .openapi_ratings import rating_paths  # (it builds on this module's helpers)
+    from .openapi_ladder import ladder_paths
+    from .openapi_ratings import rating_paths  # (they build on this module's helpers)
 
     paths.update(rating_paths())
+    paths.update(ladder_paths())
     return {
         "openapi": "3.1.0",
         "info": {

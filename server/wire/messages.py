@@ -22,6 +22,7 @@ from server.bots import DIFFICULTIES
 from server.rules import DEALS, RULES, Phase, ResultKind, Source, StarterRule
 
 # Clocks, claims and rematches live in their own module; here they join the protocol.
+from .ladder import BotInfo as BotInfo
 from .timing import MatchClock as MatchClock
 from .timing import Rematch as Rematch
 from .timing import SeatClock as SeatClock
@@ -364,6 +365,9 @@ Name = Annotated[
 
 class CreatePlayer(_Wire):
     name: Name
+    bot: Annotated[
+        BotInfo | None, Meta(description="Declares the player a bot (a program); absent: a person")
+    ] = None
 
 
 class CreateMatch(_Wire):
@@ -387,11 +391,13 @@ class NewPlayer(_Wire):
     player_id: Annotated[str, Meta(examples=["p_1f0c9e2a7b3d4c5e"])]
     name: str
     token: Annotated[str, Meta(description="Shown once; send as Authorization: Bearer TOKEN")]
+    bot: Annotated[BotInfo | None, Meta(description="null: a person")] = None
 
 
 class Me(_Wire):
     player_id: str
     name: str
+    bot: Annotated[BotInfo | None, Meta(description="null: a person")] = None
 
 
 class MatchSummary(_Wire):
@@ -717,6 +723,7 @@ class PlayerPage(_Wire):
     rating: Rating | None
     stats: Stats
     recent: Annotated[list[MatchSummary], Meta(description="The last finished matches, newest first")]
+    bot: Annotated[BotInfo | None, Meta(description="null: a person")] = None
 
 
 class OpenChallenge(_Wire):

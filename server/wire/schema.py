@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from . import ladder as lw
 from . import messages as w
 
 CLIENT_MESSAGES = (w.Hello, w.Act, w.Ping)
@@ -50,6 +51,10 @@ REST_BODIES: tuple[Any, ...] = (
     w.Leaderboard,
     w.ChallengeList,
     w.Lobby,
+    lw.Ladder,
+    lw.LadderPairs,
+    lw.LadderEnrolled,
+    lw.LadderMatches,
 )
 
 
