@@ -72,6 +72,7 @@ from .verify import DealReport, HandCheck, verify
 __version__ = "0.1.0"
 
 from .accounts import Session, SignedIn
+from .ladder import LadderMatch, LadderStanding, play_ladder
 
 __all__ = [
     "DRAW_DISCARD",
@@ -92,6 +93,8 @@ __all__ = [
     "HandView",
     "IllegalAction",
     "Invite",
+    "LadderMatch",
+    "LadderStanding",
     "MatchClock",
     "MatchConnection",
     "MatchSummary",
@@ -122,5 +125,6 @@ __all__ = [
     "discard",
     "knock",
     "parse_invite",
+    "play_ladder",
     "verify",
 ]

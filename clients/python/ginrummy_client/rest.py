@@ -22,6 +22,7 @@ from .accounts import AccountsMixin
 from .clocks import TimeControl
 from .connection import MatchConnection
 from .errors import RateLimited, ServerError, server_error
+from .ladder import LadderMixin
 from .models import MatchSummary, MatchTicket, PlayerIdentity
 from .ratings import LeaderboardEntry, Lobby, OpenChallenge, PlayerRating, RatingPoint
 
@@ -103,7 +104,7 @@ def parse_invite(text: str) -> tuple[str | None, str]:
     return match_id, code
 
 
-class GinRummyClient(AccountsMixin):
+class GinRummyClient(AccountsMixin, LadderMixin):
     """REST client for one server and (once known) one player's token.
 
     >>> client = GinRummyClient("http://127.0.0.1:8080")
