@@ -6,12 +6,13 @@
 //   #/account          sign up, sign in, passkeys, devices
 //   #/player/ID        a player's page         #/leaderboard      the leaderboard
 //   #/lobby            open challenges
-//   #/stats            the player's record
+//   #/stats            the player's record     #/ladder           the bot ladder
 
 import { mountAccount } from "./account.js";
 import { mountHistory, mountMatchDetail } from "./history.js";
 import { mountHome } from "./home.js";
 import { mountJoin } from "./join.js";
+import { mountLadder } from "./ladder.js";
 import { mountLeaderboard } from "./leaderboard.js";
 import { mountLobby } from "./lobby.js";
 import { mountPlayer } from "./player.js";
@@ -34,6 +35,7 @@ const routes = [
   [/^\/player\/([^/]+)$/, (root, [id]) => mountPlayer(root, { playerId: id })],
   [/^\/leaderboard$/, (root) => mountLeaderboard(root)],
   [/^\/lobby$/, (root) => mountLobby(root)],
+  [/^\/ladder$/, (root) => mountLadder(root)],
   [/^\/stats$/, (root) => mountStats(root)],
 ];
 
