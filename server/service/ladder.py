@@ -357,11 +357,16 @@ class Ladder:
         seats = self._seats.get(live.match_id)
         if not seats or live.meta.status != "active" or live.state.to_act not in seats:
             return
-        if live.match_id in self._drivers or self.writer.closing:
-            return
+        running = self._drivers.get(live.match_id)
+        if (running is not None and not running.done()) or self.writer.closing:
+            return  # (a driver that just ended is not waited for: it saw the other seat to act)
         task = asyncio.get_running_loop().create_task(self._drive(live))
         self._drivers[live.match_id] = task
-        task.add_done_callback(lambda _: self._drivers.pop(live.match_id, None))
+        task.add_done_callback(lambda t: self._forget_driver(live.match_id, t))
+
+    def _forget_driver(self, match_id: str, task: asyncio.Task[None]) -> None:
+        if self._drivers.get(match_id) is task:
+            del self._drivers[match_id]
 
     async def _wait_for_budget(self) -> None:
         """Until the CPU spent is within the share of the time since the ladder started."""
