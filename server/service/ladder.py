@@ -301,6 +301,7 @@ class Ladder:
             self._pair_of[meta.match_id] = pair
             self._seats[meta.match_id] = _reference_seats(pair, meta.match_id)
             live = self.cache.new(meta, new_match(RULES[rules], seed, state.first_starter, state.deal))
+            live.bots, live.bots_of = (True, True), tuple(meta.seat_ids)  # (every entrant is a bot)
             self.schedule(live)
         log.info("ladder pair started", extra={"pair_id": pair.pair_id, "a": a.player_id, "b": b.player_id})
         return pair

@@ -50,6 +50,9 @@ class LiveMatch:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     subscribers: set[Subscriber] = field(default_factory=set)
     bot_task: asyncio.Task[None] | None = None
+    bots: tuple[bool, bool] = (False, False)
+    """Which seats' players are bot accounts (as of ``bots_of``: refreshed when a seat changes)."""
+    bots_of: tuple[str | None, ...] = (None, None)
     last_used: float = 0.0
     """When it was last used, on the service clock's ``monotonic`` (set by the cache)."""
     stale: bool = False

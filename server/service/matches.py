@@ -321,6 +321,7 @@ class MatchService:
         if held:
             async with live.lock:
                 await self.writer.catch_up(live)  # also: maybe the player joined through another process
+        await self._know_bots(live)
         if hmac.compare_digest(live.meta.watch_token_hash, token_hash):
             return live, None
         player = await self.players.by_token_hash(token_hash)
@@ -329,6 +330,15 @@ class MatchService:
         # A computer turn interrupted by a crash resumes as soon as someone looks.
         self.computer.schedule(live)
         return live, live.meta.seat_ids.index(player.player_id)
+
+    async def _know_bots(self, live: LiveMatch) -> None:
+        """Which seats are bot accounts, looked up again when a seat has changed (a join)."""
+        seats = tuple(live.meta.seat_ids)
+        if live.bots_of == seats:
+            return
+        found = await self.store.bots([p for p in seats if p is not None])
+        live.bots = (seats[0] in found, seats[1] in found)
+        live.bots_of = seats
 
     async def subscribe(self, live: LiveMatch, subscriber: Subscriber) -> None:
         """Start sending ``subscriber`` its view of every change, beginning with the current one."""

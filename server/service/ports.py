@@ -42,7 +42,7 @@ class SeatUpdate:
     subscriber of that seat; the transport frames it, once (``text`` keeps the framed message).
     """
 
-    __slots__ = ("claim_at", "connected", "meta", "now", "seat", "text", "view")
+    __slots__ = ("bots", "claim_at", "connected", "meta", "now", "seat", "text", "view")
 
     def __init__(self, meta: MatchMeta, view: MatchView, connected: tuple[bool, bool]) -> None:
         self.meta = meta
@@ -54,6 +54,8 @@ class SeatUpdate:
         """The server time the update was made at (its clock's remaining time is as of then)."""
         self.claim_at: datetime | None = None
         """When this seat may claim the match, its opponent gone (None: it is not gone)."""
+        self.bots: tuple[bool, bool] = (False, False)
+        """Which seats' players are bot accounts."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -254,6 +254,7 @@ class Writer:
     def update(self, live: LiveMatch, seat: int | None) -> SeatUpdate:
         """What ``seat`` sees now; only call it holding the match's lock."""
         update = SeatUpdate(live.meta, live.state.view(seat), self.connected(live))
+        update.bots = live.bots
         self.annotate(live, update)
         return update
 

@@ -185,6 +185,7 @@ class Player(SeatPlayer):
     """A seat's player, and whether a socket of that seat is connected (always, the computer)."""
 
     connected: bool
+    bot: Annotated[bool, Meta(description="The seat's player is a bot account (a program)")] = False
 
 
 class RulesView(_Wire):

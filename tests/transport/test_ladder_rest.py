@@ -10,7 +10,7 @@ import msgspec
 from server.wire import ladder as lw
 from server.wire import messages as w
 
-from .helpers import auth, new_match, new_player
+from .helpers import Socket, auth, new_match, new_player
 from .test_rest import error_of
 
 
@@ -77,3 +77,26 @@ async def test_a_bot_account_is_declared_shown_kept_from_open_challenges_and_enr
     assert {"/api/ladder", "/api/ladder/pairs", "/api/ladder/entries", "/api/ladder/matches"} <= set(
         openapi["paths"]
     )
+
+
+async def test_a_bot_a_person_invited_is_shown_as_a_bot_at_the_table(make_client):
+    client = await make_client()
+    ada = await new_player(client, "Ada")
+    r = await client.post("/api/players", json={"name": "Robo", "bot": {"owner": "ada@example.org"}})
+    robo = await r.json()
+    created = await new_match(client, ada, opponent="human")
+    r = await client.post(
+        f"/api/matches/{created['match_id']}/join",
+        json={"invite": created["invite"]["code"]},
+        headers=auth(robo),
+    )
+    assert r.status == 200, await r.text()  # an invite is a person choosing the bot: allowed
+    bot_socket, ada_socket = await Socket.connect(client), await Socket.connect(client)
+    seen_by_bot = await bot_socket.hello(created["match_id"], robo["token"])
+    seen_by_ada = await ada_socket.hello(created["match_id"], ada["token"])
+    for state in (seen_by_bot, seen_by_ada):
+        players = {p["seat"]: p for p in state["view"]["players"]}
+        assert (players[0]["name"], players[0]["bot"]) == ("Ada", False)
+        assert (players[1]["name"], players[1]["bot"]) == ("Robo", True)
+    await bot_socket.ws.close()
+    await ada_socket.ws.close()
