@@ -2,7 +2,7 @@
 menu leads there; the references (here Easy and Normal, playing each other within the CPU
 budget) and an enrolled bot are ranked with their error bars and marked as references or a
 bot; choosing an entrant shows its paired result with a 95% interval and its recent pairs; the
-bot's own page says it is a bot."""
+bot's own page says it is a bot, and so does the table of a person who invited it."""
 
 from __future__ import annotations
 
@@ -75,3 +75,14 @@ def test_the_ladder_page_ranks_bots_and_references_with_paired_results(tmp_path,
         expect(phone.get_by_role("heading", name=re.compile("Robo"))).to_contain_text("Bot")
         expect(phone.get_by_text("A program, run by ada@example.org.")).to_be_visible()
         phone.screenshot(path=str(SHOTS / "player-bot-phone.png"), full_page=True)
+
+        # A person who invites the bot (choosing it) sees it marked at the table.
+        ada = new_page(**DESKTOP)
+        ada.goto(server + "/")
+        ada.get_by_label("Your name").fill("Ada")
+        ada.get_by_role("button", name="Create an invite link").click()
+        invite = ada.get_by_label("Invite link for your friend").input_value()
+        match_id, code = invite.split("#/join/")[1].split("/")
+        rest(server, "POST", f"/api/matches/{match_id}/join", robo["token"], {"invite": code})
+        expect(ada.get_by_role("heading", name=re.compile("^Robo"))).to_contain_text("Bot")
+        ada.screenshot(path=str(SHOTS / "table-bot-desktop.png"), full_page=True)
