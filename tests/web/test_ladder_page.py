@@ -86,3 +86,5 @@ def test_the_ladder_page_ranks_bots_and_references_with_paired_results(tmp_path,
         rest(server, "POST", f"/api/matches/{match_id}/join", robo["token"], {"invite": code})
         expect(ada.get_by_role("heading", name=re.compile("^Robo"))).to_contain_text("Bot")
         ada.screenshot(path=str(SHOTS / "table-bot-desktop.png"), full_page=True)
+        shot(ada, "ladder-table-bot-desktop")
+        ada.close()  # (before this test's server stops: its socket would try to reconnect)
