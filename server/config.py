@@ -29,6 +29,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from server.service.ladder import REFERENCES
+
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA_DIR = Path("data")
 DEFAULT_DATABASE_URL = f"sqlite+aiosqlite:///{DEFAULT_DATA_DIR / 'ginrummy.db'}"
@@ -150,6 +152,11 @@ class Settings:
     """After the collector's own collection of the young generations, move what survived into
     the permanent generation (``gc.freeze``), at most once per so many seconds, so no
     collection walks the live matches again (0: never); see :mod:`server.transport.gcwatch`."""
+    ladder_cpu: float = 0.0
+    """The bot ladder's CPU budget: the share of one core its references may use (0.1: a tenth;
+    0: the ladder schedules nothing). Set it on one process only (see server/service/ladder.py)."""
+    ladder_references: tuple[str, ...] = tuple(REFERENCES)
+    """The references that play on the ladder."""
     uvloop: bool = True
     """Run on uvloop when it is installed (the ``fast`` extra); else, or when off, asyncio's own
     event loop."""
@@ -188,6 +195,12 @@ class Settings:
             values["gc_freeze_seconds"] = float(env["GINRUMMY_GC_FREEZE_SECONDS"])
         if "GINRUMMY_UVLOOP" in env:
             values["uvloop"] = _flag("GINRUMMY_UVLOOP", env["GINRUMMY_UVLOOP"])
+        if "GINRUMMY_LADDER_CPU" in env:
+            values["ladder_cpu"] = float(env["GINRUMMY_LADDER_CPU"])
+        if "GINRUMMY_LADDER_REFERENCES" in env:
+            values["ladder_references"] = tuple(
+                r.strip() for r in env["GINRUMMY_LADDER_REFERENCES"].split(",") if r.strip()
+            )
         if "GINRUMMY_BOT_WORKERS" in env:
             values["bot_workers"] = int(env["GINRUMMY_BOT_WORKERS"])
         # Clock limits (docs/protocol.md, "Clocks, claims and rematches").
@@ -225,6 +238,11 @@ class Settings:
             raise ValueError("the bot delay cannot be negative")
         if self.gc_freeze_seconds < 0:
             raise ValueError("the collector's freeze period cannot be negative (0: off)")
+        if not 0 <= self.ladder_cpu <= 64:
+            raise ValueError("the ladder's CPU share must be from 0 (off) to 64 cores")
+        unknown = [r for r in self.ladder_references if r not in REFERENCES]
+        if unknown or not self.ladder_references:
+            raise ValueError(f"ladder references must be some of {', '.join(REFERENCES)} (not {unknown})")
         if self.bot_workers < 0:
             raise ValueError("bot workers cannot be negative (0: think in a thread)")
         if self.broadcast not in ("local", "postgres"):

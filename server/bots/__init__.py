@@ -28,6 +28,7 @@ from .base import Bot
 from .easy import EasyBot
 from .hard import HardBot
 from .normal import NormalBot
+from .simple import SimpleBot
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,13 +71,30 @@ DIFFICULTIES: MappingProxyType[str, Difficulty] = MappingProxyType(
 """The computer's difficulties, easiest first: the one list every name is derived from."""
 
 
+BASELINES: MappingProxyType[str, type[Bot]] = MappingProxyType({"simple": SimpleBot})
+"""Players that are not difficulties (nobody chooses them): the bot ladder's ``simple`` baseline."""
+
+
 def make_bot(difficulty: str, seed: int | str = 0, **options: int) -> Bot:
-    """A computer player of ``difficulty``. ``options`` tune Hard's simulation budget
-    (``worlds``, ``candidates``); the defaults are the real configuration."""
+    """A computer player of ``difficulty`` (or a baseline of :data:`BASELINES`). ``options``
+    tune Hard's simulation budget (``worlds``, ``candidates``); the defaults are the real
+    configuration."""
+    if isinstance(difficulty, str) and difficulty in BASELINES:
+        return BASELINES[difficulty](seed)
     found = DIFFICULTIES.get(difficulty) if isinstance(difficulty, str) else None
     if found is None:
         raise ValueError(f"unknown difficulty {difficulty!r}; expected one of {list(DIFFICULTIES)}")
     return found.bot(seed, **options)
 
 
-__all__ = ["DIFFICULTIES", "Bot", "Difficulty", "EasyBot", "HardBot", "NormalBot", "make_bot"]
+__all__ = [
+    "BASELINES",
+    "DIFFICULTIES",
+    "Bot",
+    "Difficulty",
+    "EasyBot",
+    "HardBot",
+    "NormalBot",
+    "SimpleBot",
+    "make_bot",
+]

@@ -213,6 +213,8 @@ class Commands:
         self, player: PlayerRecord, match_id: str, invite: str | None, caps: MatchCaps
     ) -> tuple[MatchMeta, int]:
         live = await self.cache.get(match_id)
+        # Who of the two is a bot account, so the first view after the join says it.
+        bots = await self.store.bots([p for p in (live.meta.seat_ids[0], player.player_id) if p is not None])
 
         async def body(live: LiveMatch) -> tuple[MatchMeta, int]:
             meta = live.meta
@@ -239,6 +241,7 @@ class Commands:
             new.invite_hash = None
             new.version += 1
             new.updated_at = self.clock.now()
+            live.bots, live.bots_of = (new.seat_ids[0] in bots, player.player_id in bots), tuple(new.seat_ids)
             await self.writer.write(live, new)
             log.info(
                 "match joined",

@@ -7,6 +7,7 @@ send the same code (the transport maps codes to HTTP statuses, in one table).
     ├── BadRequest          bad_request       malformed JSON, unknown/missing fields, bad values
     ├── Unauthorized        unauthorized      bad or missing token
     ├── Forbidden           forbidden         not your match
+    │   └── NotForBots      not_for_bots      a bot taking an open challenge (meant for people)
     ├── NotFound            not_found         no such match
     ├── Conflict            conflict
     │   ├── MatchNotOver    match_not_over
@@ -53,6 +54,12 @@ class Unauthorized(ServiceError):
 
 class Forbidden(ServiceError):
     code = "forbidden"
+
+
+class NotForBots(Forbidden):
+    """A bot account doing what only people may (taking an open challenge)."""
+
+    code = "not_for_bots"
 
 
 class NotFound(ServiceError):
@@ -154,6 +161,7 @@ __all__ = [
     "IllegalAction",
     "MatchNotOver",
     "MatchOver",
+    "NotForBots",
     "NotFound",
     "NotYourTurn",
     "RateLimited",

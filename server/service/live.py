@@ -55,6 +55,9 @@ class LiveMatch:
     pace: str = DEFAULT_PACE
     """The computer's pace (``server.bots.pace``) the human's latest ``hello`` chose; kept in
     this process only (a reconnecting client says it again)."""
+    bots: tuple[bool, bool] = (False, False)
+    """Which seats' players are bot accounts (as of ``bots_of``: refreshed when a seat changes)."""
+    bots_of: tuple[str | None, ...] = (None, None)
     last_used: float = 0.0
     """When it was last used, on the service clock's ``monotonic`` (set by the cache)."""
     stale: bool = False

@@ -37,6 +37,7 @@ from server.bots.pace import PACES
 
 from .accounts import Accounts
 from .analysis import Analyses, AnalysisResult, HintResult
+from .bot_accounts import BotAccounts
 from .clock import Clock, SystemClock
 from .clocks import Clocks
 from .commands import Commands, CreatedMatch, MatchCaps
@@ -44,6 +45,7 @@ from .computer import Computer
 from .errors import BadRequest, Unauthorized
 from .exports import Exports
 from .ids import Ids, SecretIds
+from .ladder import Ladder, LadderSettings, Thinker
 from .live import LiveMatch, MatchCache, Subscriber
 from .lobby import Lobby
 from .metrics import Metrics
@@ -64,7 +66,7 @@ from .queries import Queries
 from .ratings import Ratings
 from .rematch import Rematches
 from .seeks import Seeks, SeekTiming
-from .thinking import ThinkingPool
+from .thinking import ThinkingPool, thinker_from
 from .timecontrol import TimeControl, Timing
 from .writer import Writer
 
@@ -99,6 +101,8 @@ class MatchService:
         timing: Timing | None = None,
         analysis_worlds: int | None = None,
         seek_timing: SeekTiming | None = None,
+        ladder: LadderSettings | None = None,
+        ladder_think: Thinker | None = None,
     ) -> None:
         self.store = store
         self.broadcaster: Broadcaster = broadcaster or InProcessBroadcaster()
@@ -162,6 +166,16 @@ class MatchService:
             store, self.cache, self.writer, self.commands, self.broadcaster, self.clock, self.ids, seek_timing
         )
         self.lobby = Lobby(store, self.clock, seeking=self.seeks.count)
+        self.bots = BotAccounts(store, self.clock, self.players)
+        self.ladder = Ladder(
+            store,
+            self.cache,
+            self.writer,
+            self.clock,
+            self.ids,
+            settings=ladder or LadderSettings(),
+            think=ladder_think or thinker_from(thinking),
+        )
         self.broadcaster.listen(self._on_change)
         self.metrics.live_matches.set_function(
             lambda: sum(1 for lv in self.cache.held.values() if lv.meta.status != "finished")
@@ -171,6 +185,7 @@ class MatchService:
     def _after_write(self, live: LiveMatch) -> None:
         self.computer.schedule(live)
         self.ratings.after_write(live.meta)
+        self.ladder.after_write(live)
 
     @property
     def thinking(self) -> ThinkingPool | None:
@@ -189,6 +204,7 @@ class MatchService:
         await self.seeks.close()
         self.writer.closing = True
         await self.clocks.close()
+        await self.ladder.close()
         self.presence.close()
         await self.computer.close()
         await self.writer.drain()
@@ -282,7 +298,8 @@ class MatchService:
     async def accept(
         self, player: PlayerRecord, match_id: str, caps: MatchCaps | None = None
     ) -> tuple[MatchMeta, int]:
-        """Take the second seat of an open challenge."""
+        """Take the second seat of an open challenge (never a bot's to take)."""
+        await self.bots.may_accept(player)
         return await self.commands.accept(player, match_id, caps)
 
     async def resign(self, player: PlayerRecord, match_id: str) -> MatchMeta:
@@ -343,6 +360,7 @@ class MatchService:
         if held:
             async with live.lock:
                 await self.writer.catch_up(live)  # also: maybe the player joined through another process
+        await self._know_bots(live)
         if hmac.compare_digest(live.meta.watch_token_hash, token_hash):
             return live, None
         player = await self.players.by_token_hash(token_hash)
@@ -353,6 +371,15 @@ class MatchService:
         # A computer turn interrupted by a crash resumes as soon as someone looks.
         self.computer.schedule(live)
         return live, live.meta.seat_ids.index(player.player_id)
+
+    async def _know_bots(self, live: LiveMatch) -> None:
+        """Which seats are bot accounts, looked up again when a seat has changed (a join)."""
+        seats = tuple(live.meta.seat_ids)
+        if live.bots_of == seats:
+            return
+        found = await self.store.bots([p for p in seats if p is not None])
+        live.bots = (seats[0] in found, seats[1] in found)
+        live.bots_of = seats
 
     async def subscribe(self, live: LiveMatch, subscriber: Subscriber) -> None:
         """Start sending ``subscriber`` its view of every change, beginning with the current one."""

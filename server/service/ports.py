@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .account_ports import UNKNOWN_DEVICE, AccountStore
+from .ladder_ports import LadderStore
 from .rating_ports import RatingStore
 from .seek_ports import SeekStore
 
@@ -42,7 +43,7 @@ class SeatUpdate:
     subscriber of that seat; the transport frames it, once (``text`` keeps the framed message).
     """
 
-    __slots__ = ("claim_at", "connected", "meta", "now", "seat", "text", "timed_out", "view")
+    __slots__ = ("bots", "claim_at", "connected", "meta", "now", "seat", "text", "timed_out", "view")
 
     def __init__(self, meta: MatchMeta, view: MatchView, connected: tuple[bool, bool]) -> None:
         self.meta = meta
@@ -56,6 +57,8 @@ class SeatUpdate:
         """When this seat may claim the match, its opponent gone (None: it is not gone)."""
         self.timed_out: frozenset[int] = frozenset()
         """The places in the hand's history of the moves the server played for a seat out of time."""
+        self.bots: tuple[bool, bool] = (False, False)
+        """Which seats' players are bot accounts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +181,7 @@ class Change:
     hands: tuple[FinishedHand, ...] = field(default=())
 
 
-class Store(AccountStore, RatingStore, SeekStore, Protocol):
+class Store(AccountStore, RatingStore, SeekStore, LadderStore, Protocol):
     def unreachable(self, error: BaseException) -> bool:
         """Whether ``error`` means the store cannot be reached now (down, locked, a connection
         dropped): an operational event to retry later, not a bug to log with its traceback."""

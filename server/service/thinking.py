@@ -27,11 +27,12 @@ still deterministic: the same level, seed, view and budget give the same action.
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
@@ -40,6 +41,7 @@ from server.bots import HardBot, make_bot
 from server.rules import Action, SeatView
 
 T = TypeVar("T")
+log = logging.getLogger("server.service")
 
 
 def _watch_server(server_pid: int) -> None:
@@ -58,6 +60,38 @@ def _choose(level: str, seed: str, view: SeatView, options: dict[str, int]) -> d
     """In a worker: the bot's action for ``view``, as its wire form. (A bot is made afresh:
     about 10 µs against milliseconds of thinking, and it keeps nothing between decisions.)"""
     return make_bot(level, seed, **options).choose(view).to_wire()
+
+
+def metered_choice(level: str, seed: str, view: SeatView) -> tuple[Action, float]:
+    """A full-strength choice and the CPU seconds of the thread that made it (the bot ladder's
+    budget counts them)."""
+    started = time.thread_time()
+    action = make_bot(level, seed).choose(view)
+    return action, time.thread_time() - started
+
+
+def _choose_metered(level: str, seed: str, view: SeatView) -> tuple[dict[str, Any], float]:
+    """In a worker: :func:`metered_choice`, the action as its wire form."""
+    action, cpu = metered_choice(level, seed, view)
+    return action.to_wire(), cpu
+
+
+def thinker_from(
+    pool: ThinkingPool | None,
+) -> Callable[[str, str, SeatView], Awaitable[tuple[Action, float]]]:
+    """The bot ladder's standard thinker (:data:`server.service.ladder.Thinker`): the thinking
+    workers when there are any (each reports its own CPU time), else a thread of this process
+    (measured there)."""
+
+    async def think(level: str, seed: str, view: SeatView) -> tuple[Action, float]:
+        if pool is not None:
+            try:
+                return await pool.choose_metered(level, seed, view)
+            except Exception:
+                log.exception("thinking worker failed; thinking here")
+        return await asyncio.to_thread(metered_choice, level, seed, view)
+
+    return think
 
 
 FULL_WORLDS = HardBot.WORLDS
@@ -123,9 +157,9 @@ class ThinkingPool:
         return Action.from_wire(wire)
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        """Any other slow, pure work (the analysis of a match, a hint) in the same workers:
-        ``fn`` a module-level function, its arguments and answer picklable. It counts as a
-        pending decision, so the computer's moves behind it are made lighter, not later."""
+        """Any other slow, pure work (the analysis of a match, a hint, a ladder move) in the same
+        workers: ``fn`` a module-level function, its arguments and answer picklable. It counts
+        as a pending decision, so the computer's moves behind it are made lighter, not later."""
         pool = self._executor()
         self.pending += 1
         try:
@@ -137,6 +171,12 @@ class ThinkingPool:
             raise
         finally:
             self.pending -= 1
+
+    async def choose_metered(self, level: str, seed: str, view: SeatView) -> tuple[Action, float]:
+        """A full-strength choice (never lighter: the ladder measures strength) and its CPU
+        seconds in the worker."""
+        wire, cpu = await self.run(_choose_metered, level, seed, view)
+        return Action.from_wire(wire), cpu
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:

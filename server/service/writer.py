@@ -264,6 +264,7 @@ class Writer:
             # The hand's events are its last actions, one each.
             first = live.seq - len(update.view.hand.history) + 1
             update.timed_out = frozenset(seq - first for seq in live.timeouts if seq >= first)
+        update.bots = live.bots
         self.annotate(live, update)
         return update
 

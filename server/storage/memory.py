@@ -18,6 +18,7 @@ from server.service.account_ports import UNKNOWN_DEVICE, SessionRecord, session_
 from server.service.ports import Change, FinishedHand, MatchMeta, PlayerRecord, StoredAction
 
 from .accounts_memory import AccountsMemory
+from .ladder_memory import LadderMemory
 from .memory_ratings import MemoryRatings
 from .seeks_memory import SeeksMemory
 
@@ -29,12 +30,13 @@ class _Match:
     hands: list[FinishedHand] = field(default_factory=list)
 
 
-class MemoryStore(AccountsMemory, MemoryRatings, SeeksMemory):
+class MemoryStore(AccountsMemory, MemoryRatings, SeeksMemory, LadderMemory):
     def __init__(self) -> None:
         super().__init__()
         self._players: dict[str, PlayerRecord] = {}
         self._matches: dict[str, _Match] = {}
         self._accounts_init()
+        self._ladder_init()
 
     def unreachable(self, error: BaseException) -> bool:
         return False

@@ -204,6 +204,7 @@ RATING_CHANGES = cast(Table, RatingChange.__table__)
 # The accounts' tables (sessions, passkeys, challenges) are in their own module; importing it
 # here puts them in Base.metadata whichever module is imported first.
 from . import accounts_models as accounts_models  # noqa: E402
+from . import ladder_models as ladder_models  # noqa: E402
 from . import seeks_models as seeks_models  # noqa: E402  (quick pairing's seeks, likewise)
 
 __all__ = [

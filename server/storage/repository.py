@@ -20,6 +20,7 @@ from server.service.ports import Change, FinishedHand, MatchMeta, PlayerRecord, 
 from .accounts_models import SESSIONS
 from .accounts_store import AccountsSql, _session_values
 from .engine import session_factory, store_unreachable
+from .ladder_sql import LadderSql
 from .match_rows import META_QUERY, meta_of, newest_first
 from .models import ACTIONS, HANDS, MATCHES, HandRecord, Match, MatchAction, Player
 from .ratings_sql import RatingsSql
@@ -28,7 +29,7 @@ from .seeks_sql import SeeksSql
 VERSIONS_AT_ONCE = 500
 
 
-class SqlStore(AccountsSql, RatingsSql, SeeksSql):
+class SqlStore(AccountsSql, RatingsSql, SeeksSql, LadderSql):
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.sessions: async_sessionmaker[AsyncSession] = session_factory(engine)

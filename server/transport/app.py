@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from server.config import Settings
 from server.service import Broadcaster, InProcessBroadcaster, MatchService, Metrics
 from server.service.errors import RateLimited, ServiceError, TooLarge, Unavailable
+from server.service.ladder import LadderSettings
 from server.service.thinking import ThinkingPool
 from server.service.timecontrol import Timing
 from server.storage import create_engine, store_unreachable, upgrade
@@ -186,9 +187,11 @@ def service_ctx(
             thinking=thinking,
             timing=Timing(limits.clock_tick_seconds, limits.claim_seconds, limits.waiting_match_seconds),
             analysis_worlds=limits.analysis_worlds,
+            ladder=LadderSettings(app[SETTINGS].ladder_cpu, app[SETTINGS].ladder_references),
             **kwargs,
         )
         service.start_clocks()
+        service.ladder.start()
         # Notifications missed while the broadcaster was reconnecting: check every match.
         chosen.on_gap(service.resync)
         app[SERVICE] = service
@@ -243,7 +246,7 @@ def create_app(
 ) -> web.Application:
     """The server application. ``broadcaster`` replaces the in-process fan-out (several
     processes); ``bot_factory`` replaces ``server.bots.make_bot`` (tests)."""
-    from . import accounts, analysis_rest, exporting, lobby_ws, ratings_rest, rest, static, ws
+    from . import accounts, analysis_rest, exporting, ladder_rest, lobby_ws, ratings_rest, rest, static, ws
 
     settings = settings or Settings.from_env()
     middlewares: list[Any] = [errors_middleware]
@@ -266,6 +269,7 @@ def create_app(
     ratings_rest.setup(app)
     exporting.setup(app)
     analysis_rest.setup(app)
+    ladder_rest.setup(app)
     ws.setup(app)
     lobby_ws.setup(app)
     static.setup(app)

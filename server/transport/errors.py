@@ -12,6 +12,7 @@ HTTP_STATUS: dict[str, int] = {
     "bad_request": 400,
     "unauthorized": 401,
     "forbidden": 403,
+    "not_for_bots": 403,
     "not_found": 404,
     "conflict": 409,
     "match_not_over": 409,

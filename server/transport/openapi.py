@@ -272,11 +272,13 @@ def openapi_document() -> dict[str, Any]:
         },
     }
     from .openapi_analysis import analysis_paths  # (they build on this module's helpers)
+    from .openapi_ladder import ladder_paths
     from .openapi_ratings import rating_paths
 
     paths.update(rating_paths())
     paths.update(export_paths(_ok, _errors, _MATCH_ID))
     paths.update(analysis_paths())
+    paths.update(ladder_paths())
     return {
         "openapi": "3.1.0",
         "info": {

@@ -42,12 +42,14 @@ def seat_players(meta: MatchMeta) -> list[w.SeatPlayer]:
     return [w.SeatPlayer(seat, *_player_name(meta, seat)) for seat in (0, 1)]
 
 
-def players(meta: MatchMeta, connected: tuple[bool, bool]) -> list[w.Player]:
-    """Both seats' players and whether each is connected (the computer always is)."""
+def players(
+    meta: MatchMeta, connected: tuple[bool, bool], bots: tuple[bool, bool] = (False, False)
+) -> list[w.Player]:
+    """Both seats' players, whether each is connected (the computer always is) and is a bot."""
     out = []
     for seat in (0, 1):
         name, kind = _player_name(meta, seat)
-        out.append(w.Player(seat, name, kind, True if kind == "computer" else connected[seat]))
+        out.append(w.Player(seat, name, kind, True if kind == "computer" else connected[seat], bots[seat]))
     return out
 
 
@@ -112,7 +114,7 @@ def view(update: SeatUpdate) -> w.View:
         status=meta.status,  # type: ignore[arg-type]
         seat=update.seat,
         version=meta.version,
-        players=players(meta, update.connected),
+        players=players(meta, update.connected, update.bots),
         rules=convert.rules_view(mv.rules),
         hand_number=mv.hand_number,
         scores=list(mv.scores),

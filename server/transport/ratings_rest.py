@@ -17,6 +17,7 @@ from server.wire import messages as w
 from . import present
 from .app import json_response
 from .keys import SERVICE
+from .ladder_rest import bot_info
 from .rest import _caps, _int_query, _limit, _match_id, _player, _ws_url
 
 routes = web.RouteTableDef()
@@ -77,6 +78,7 @@ async def player_page(request: web.Request) -> web.Response:
             _rating(pr.rating),
             msgspec.convert(stats, w.Stats),
             [present.summary(m, pr.player_id) for m in recent],
+            bot_info(await service.bots.bot(pr.player_id)),
         )
     )
 

@@ -131,14 +131,23 @@ async def create_player(request: web.Request) -> web.Response:
     await request.app[LIMITER].hit("players", _client_key(request))
     body: w.CreatePlayer = decode_body(await _read_body(request), w.CreatePlayer)
     device = device_label(request.headers.get("User-Agent"))
-    player, token = await request.app[SERVICE].create_player(body.name, device)
+    service = request.app[SERVICE]
+    if body.bot is not None:
+        player, token, bot = await service.bots.create(
+            body.name, body.bot.owner, body.bot.description, device
+        )
+        info = w.BotInfo(bot.owner, bot.description)
+        return json_response(w.NewPlayer(player.player_id, player.name, token, info), status=201)
+    player, token = await service.create_player(body.name, device)
     return json_response(w.NewPlayer(player.player_id, player.name, token), status=201)
 
 
 @routes.get("/api/players/me")
 async def me(request: web.Request) -> web.Response:
     player = await _player(request)
-    return json_response(w.Me(player.player_id, player.name))
+    bot = await request.app[SERVICE].bots.bot(player.player_id)
+    info = None if bot is None else w.BotInfo(bot.owner, bot.description)
+    return json_response(w.Me(player.player_id, player.name, info))
 
 
 @routes.get("/api/players/me/stats")

@@ -21,9 +21,9 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 from server.bots import DIFFICULTIES
 from server.rules import DEALS, RULES, Phase, ResultKind, Source, StarterRule
 
-from .pace import Pace  # the computer's pace, in hello
-
 # Clocks, claims and rematches live in their own module; here they join the protocol.
+from .ladder import BotInfo as BotInfo
+from .pace import Pace  # the computer's pace, in hello
 from .timing import MatchClock as MatchClock
 from .timing import Rematch as Rematch
 from .timing import SeatClock as SeatClock
@@ -190,6 +190,7 @@ class Player(SeatPlayer):
     """A seat's player, and whether a socket of that seat is connected (always, the computer)."""
 
     connected: bool
+    bot: Annotated[bool, Meta(description="The seat's player is a bot account (a program)")] = False
 
 
 class RulesView(_Wire):
@@ -323,6 +324,7 @@ ErrorCode = Literal[
     "bad_request",
     "unauthorized",
     "forbidden",
+    "not_for_bots",
     "not_found",
     "conflict",
     "match_not_over",
@@ -383,6 +385,9 @@ Name = Annotated[
 
 class CreatePlayer(_Wire):
     name: Name
+    bot: Annotated[
+        BotInfo | None, Meta(description="Declares the player a bot (a program); absent: a person")
+    ] = None
 
 
 class CreateMatch(_Wire):
@@ -406,11 +411,13 @@ class NewPlayer(_Wire):
     player_id: Annotated[str, Meta(examples=["p_1f0c9e2a7b3d4c5e"])]
     name: str
     token: Annotated[str, Meta(description="Shown once; send as Authorization: Bearer TOKEN")]
+    bot: Annotated[BotInfo | None, Meta(description="null: a person")] = None
 
 
 class Me(_Wire):
     player_id: str
     name: str
+    bot: Annotated[BotInfo | None, Meta(description="null: a person")] = None
 
 
 class MatchSummary(_Wire):
@@ -748,6 +755,7 @@ class PlayerPage(_Wire):
     rating: Rating | None
     stats: Stats
     recent: Annotated[list[MatchSummary], Meta(description="The last finished matches, newest first")]
+    bot: Annotated[BotInfo | None, Meta(description="null: a person")] = None
 
 
 class OpenChallenge(_Wire):

@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 
 from . import analysis as wa
+from . import ladder as lw
 from . import messages as w
 from .export import ExportedMatch
 
@@ -57,6 +58,10 @@ REST_BODIES: tuple[Any, ...] = (
     ExportedMatch,
     wa.MatchAnalysis,
     wa.Hint,
+    lw.Ladder,
+    lw.LadderPairs,
+    lw.LadderEnrolled,
+    lw.LadderMatches,
 )
 
 

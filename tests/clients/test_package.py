@@ -60,6 +60,8 @@ def test_public_api_is_pinned():
             "HandView",
             "IllegalAction",
             "Invite",
+            "LadderMatch",
+            "LadderStanding",
             "MatchClock",
             "Rematch",
             "SeatClock",
@@ -92,6 +94,7 @@ def test_public_api_is_pinned():
             "discard",
             "knock",
             "parse_invite",
+            "play_ladder",
             "verify",
         ]
     )

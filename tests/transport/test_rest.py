@@ -27,7 +27,7 @@ async def test_creating_a_player_returns_a_token_that_authenticates(make_client)
     ada = await new_player(client, "  Ada  ")
     assert ada["name"] == "Ada" and ada["player_id"].startswith("p_") and len(ada["token"]) >= 32
     r = await client.get("/api/players/me", headers=auth(ada))
-    assert (await r.json()) == {"player_id": ada["player_id"], "name": "Ada"}
+    assert (await r.json()) == {"player_id": ada["player_id"], "name": "Ada", "bot": None}
 
 
 async def test_tokens_are_stored_only_as_sha256_hashes(make_client, settings):

@@ -54,7 +54,13 @@ async def test_hello_answers_with_the_seats_own_full_view(make_client):
     view = state["view"]
     assert state["type"] == "state" and state["version"] == view["version"]
     assert view["match_id"] == m["match_id"] and view["seat"] == 0 and view["status"] == "active"
-    assert view["players"][1] == {"seat": 1, "name": "Computer (Hard)", "kind": "computer", "connected": True}
+    assert view["players"][1] == {
+        "seat": 1,
+        "name": "Computer (Hard)",
+        "kind": "computer",
+        "connected": True,
+        "bot": False,
+    }
     assert view["players"][0]["connected"] is True
     assert view["rules"]["name"] == "house" and view["rules"]["knock_limit"] == 10
     hand = view["hand"]

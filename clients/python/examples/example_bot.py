@@ -1,8 +1,10 @@
 """An example bot: joins a friend's match through its invite, or seeks a stranger by quick
-pairing, and plays it to the end.
+pairing, and plays it to the end; or joins the bot ladder and plays every ladder match it is
+given until stopped.
 
     python examples/example_bot.py --server http://127.0.0.1:8080 --invite 'INVITE_URL_OR_MATCH:CODE'
     python examples/example_bot.py --server http://127.0.0.1:8080 --seek --rated --clock 20+120
+    python examples/example_bot.py --server http://127.0.0.1:8080 --ladder --owner you@example.org
 
 Its whole brain is ``choose``: given the view of its seat, it returns one of
 ``view.legal_actions``. Replace it with your own and you have your own Gin Rummy bot.
@@ -11,7 +13,7 @@ Its whole brain is ``choose``: given the view of its seat, it returns one of
 import argparse
 import asyncio
 
-from ginrummy_client import Action, GinRummyClient, MatchView, TimeControl, deadwood
+from ginrummy_client import Action, GinRummyClient, MatchView, TimeControl, deadwood, play_ladder
 
 
 def choose(view: MatchView) -> Action:
@@ -34,20 +36,45 @@ def choose(view: MatchView) -> Action:
     return next(a for a in legal if a.kind in ("pass", "draw") and a.source != "discard")
 
 
+def report(final: MatchView, prefix: str = "") -> None:
+    mine, theirs = final.scores[final.seat], final.scores[1 - final.seat]
+    verdict = "won" if final.outcome and final.outcome.winner == final.seat else "lost"
+    print(f"{prefix}{verdict} {mine} to {theirs} after {final.hand_number} hands", flush=True)
+
+
+async def ladder(client: GinRummyClient, args: argparse.Namespace) -> None:
+    me = await client.create_bot(args.name, owner=args.owner, description="The example bot: least deadwood")
+    entry = await client.enroll()
+    print(f"{me.name} ({me.player_id}) enrolled in the ladder: rating {entry.rating:.0f}", flush=True)
+    await play_ladder(
+        client,
+        choose,
+        matches=args.matches,
+        on_finished=lambda m, final: report(final, f"ladder match {m.match_id}: "),
+    )
+    for standing in await client.ladder():
+        print(standing, flush=True)
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--server", default="http://127.0.0.1:8080")
     how = parser.add_mutually_exclusive_group(required=True)
     how.add_argument("--invite", help="the invite URL, or MATCH_ID:CODE")
     how.add_argument("--seek", action="store_true", help="quick pairing: play the next stranger who seeks")
+    how.add_argument("--ladder", action="store_true", help="register as a bot, enroll, play ladder matches")
     parser.add_argument("--match", help="the match id, if the invite does not name it")
     parser.add_argument("--rules", default="house", help="with --seek: the rules preset")
     parser.add_argument("--rated", action="store_true", help="with --seek: a rated match")
     parser.add_argument("--clock", help="with --seek: a real-time clock MOVE+BANK seconds, e.g. 20+120")
     parser.add_argument("--name", default="Example bot")
+    parser.add_argument("--owner", default="example", help="with --ladder: who runs the bot")
+    parser.add_argument("--matches", type=int, help="with --ladder: stop after this many matches")
     args = parser.parse_args()
-
     client = GinRummyClient(args.server)
+    if args.ladder:
+        await ladder(client, args)
+        return
     me = await client.create_player(args.name)
     if args.seek:
         clock = None
@@ -65,9 +92,7 @@ async def main() -> None:
         print(f"{me.name} joined match {ticket.match_id} in seat {ticket.seat}", flush=True)
     async with client.connect(match) as conn:  # type: ignore[arg-type]
         final = await conn.play(choose)  # every turn: choose(view), send it, wait for the ack
-    mine, theirs = final.scores[final.seat], final.scores[1 - final.seat]
-    verdict = "won" if final.outcome and final.outcome.winner == final.seat else "lost"
-    print(f"{verdict} {mine} to {theirs} after {final.hand_number} hands", flush=True)
+    report(final)
 
 
 if __name__ == "__main__":

@@ -73,6 +73,7 @@ from .verify import DealReport, HandCheck, verify
 __version__ = "0.1.0"
 
 from .accounts import Session, SignedIn
+from .ladder import LadderMatch, LadderStanding, play_ladder
 
 __all__ = [
     "DRAW_DISCARD",
@@ -93,6 +94,8 @@ __all__ = [
     "HandView",
     "IllegalAction",
     "Invite",
+    "LadderMatch",
+    "LadderStanding",
     "MatchClock",
     "MatchConnection",
     "MatchSummary",
@@ -125,5 +128,6 @@ __all__ = [
     "discard",
     "knock",
     "parse_invite",
+    "play_ladder",
     "verify",
 ]

@@ -23,6 +23,7 @@ from .clocks import TimeControl
 from .connection import MatchConnection
 from .errors import RateLimited, ServerError, server_error
 from .exports import ExportsMixin
+from .ladder import LadderMixin
 from .models import MatchSummary, MatchTicket, PlayerIdentity
 from .ratings import LeaderboardEntry, Lobby, OpenChallenge, PlayerRating, RatingPoint
 from .seeks import Seek, seek_message
@@ -105,7 +106,7 @@ def parse_invite(text: str) -> tuple[str | None, str]:
     return match_id, code
 
 
-class GinRummyClient(AccountsMixin, ExportsMixin):
+class GinRummyClient(AccountsMixin, ExportsMixin, LadderMixin):
     """REST client for one server and (once known) one player's token.
 
     >>> client = GinRummyClient("http://127.0.0.1:8080")

@@ -8,12 +8,14 @@
 //   #/player/ID        a player's page         #/leaderboard      the leaderboard
 //   #/lobby            open challenges
 //   #/stats            the player's record  #/analysis/ID      Hard's analysis of your play
+//   #/stats            the player's record     #/ladder           the bot ladder
 
 import { mountAccount } from "./account.js";
 import { mountAnalysis } from "./analysis.js";
 import { mountHistory, mountMatchDetail } from "./history.js";
 import { mountHome } from "./home.js";
 import { mountJoin } from "./join.js";
+import { mountLadder } from "./ladder.js";
 import { mountLeaderboard } from "./leaderboard.js";
 import { mountLobby } from "./lobby.js";
 import { installNavMore } from "./navmore.js";
@@ -38,6 +40,7 @@ const routes = [
   [/^\/player\/([^/]+)$/, (root, [id]) => mountPlayer(root, { playerId: id })],
   [/^\/leaderboard$/, (root) => mountLeaderboard(root)],
   [/^\/lobby$/, (root) => mountLobby(root)],
+  [/^\/ladder$/, (root) => mountLadder(root)],
   [/^\/stats$/, (root) => mountStats(root)],
   [/^\/analysis\/([^/]+)$/, (root, [id]) => mountAnalysis(root, { matchId: id })],
 ];

@@ -100,7 +100,8 @@ export function mountPlayer(root, { playerId }) {
         h(
           "section",
           { class: "player-page" },
-          h("h1", { tabindex: "-1" }, page.name),
+          h("h1", { tabindex: "-1" }, page.name, page.bot ? h("span", { class: "badge ladder-bot" }, "Bot") : null),
+          page.bot ? h("p", { class: "note" }, `A program, run by ${page.bot.owner}${page.bot.description ? `: ${page.bot.description}` : ""}.`) : null,
           h(
             "div",
             { class: "panel rating-card" },

@@ -160,7 +160,7 @@ function seatSummary(v, seat) {
     h(
       "div",
       { class: "seat-head" },
-      h("h2", { class: "seat-name" }, playerName(v, seat)),
+      h("h2", { class: "seat-name" }, playerName(v, seat), p.bot ? h("span", { class: "badge ladder-bot" }, "Bot") : null),
       h(
         "div",
         { class: "backs", role: "img", "aria-label": `${playerName(v, seat)} holds ${count} cards` },
