@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from server.bots.base import Bot, own_mask, taken_index, top_of_pile
 from server.bots.knowledge import Knowledge
-from server.bots.sim import Memo
+from server.bots.sim import Memo, best_draws_deadwood, own_turns
 from server.rules import Discard, Knock, SeatView, Source
 from server.rules.cards import DECK, VALUES
 from server.rules.melds import discard_deadwoods, min_deadwood
@@ -50,27 +50,6 @@ RUN_BLOCKED, NEXT_BLOCKED, TWO_AWAY_BLOCKED = -10.0, -5.0, -3.0
 RUN_FED, NEXT_FED, TWO_AWAY_FED = 20.0, 5.0, 3.0
 SET_BLOCKED, RANK_BLOCKED = -10.0, -4.0
 SET_FED, RANK_FED = 20.0, 4.0
-
-
-def own_turns(view: SeatView) -> int:
-    """How many times this seat has drawn (or taken the upcard) in the hand so far."""
-    return sum(1 for e in view.history if e.seat == view.seat and e.kind in ("take_upcard", "draw"))
-
-
-def future_deadwood(ten: int, unseen: int, memo: Memo, cards: int = FUTURE_CARDS) -> float:
-    """The mean deadwood after the best ``cards`` draws from ``unseen``, each followed by the best
-    discard: how close the ten cards ``ten`` are to a knock or gin."""
-    outcomes = []
-    m = unseen
-    while m:
-        low = m & -m
-        m ^= low
-        outcomes.append(memo.discards(ten | low)[0][1])
-    if not outcomes:
-        return 0.0
-    outcomes.sort()
-    best = outcomes[:cards]
-    return sum(best) / len(best)
 
 
 def danger(card: int, unavailable: int, opponent: int) -> float:
@@ -174,7 +153,7 @@ class MarjjStyle(Bot):
         memo = Memo()
         return {
             c: options[c]
-            + weight * future_deadwood(hand & ~(1 << c), k.unseen, memo)
+            + weight * best_draws_deadwood(hand & ~(1 << c), k.unseen, memo, FUTURE_CARDS)
             + danger(c, unavailable & ~(1 << c), k.opp_known)
             for c in self.candidates(hand, options)
         }
@@ -208,4 +187,4 @@ def main(argv: list[str] | None = None) -> int:
     return tournament(["hard", "marjj", *(argv or [])])
 
 
-__all__ = ["MarjjStyle", "danger", "future_deadwood", "own_turns"]
+__all__ = ["MarjjStyle", "danger"]

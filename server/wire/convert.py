@@ -176,24 +176,30 @@ def hand_record(
     result: RulesHandResult | None,
     timed_out: frozenset[int] = frozenset(),
     rules: Rules | None = None,
+    seat: int | None = None,
 ) -> w.HandRecord:
-    """One hand of a record. Its seed only once it is over (``result``): an unfinished hand's
-    seed is never shown. ``timed_out``: the places in the hand's actions of the moves the server
-    played for a seat out of time. With ``rules``, each step's melds for the replay (a record is
-    only given once the match is over, when both hands are shown)."""
+    """One hand of a record, for the player in ``seat``. A hand the rules finished (``result``)
+    is shown whole: both dealt hands, the stock, its seed. A hand left unfinished (by a
+    resignation, a forfeit) never reveals what the rules did not: only ``seat``'s own dealt hand
+    and melds, no stock, no seed. ``timed_out``: the places in the hand's actions of the moves
+    the server played for a seat out of time. With ``rules``, each step's melds for the replay."""
+    over = result is not None
     steps = melds_by_step(rules, log) if rules is not None else []
     return w.HandRecord(
         number=log.number,
         starter=log.starter,
-        seed=log.seed if result is not None else None,
-        hands=[_codes(h) for h in log.hands],
+        seed=log.seed if over else None,
+        hands=[_codes(h) if over or s == seat else None for s, h in enumerate(log.hands)],
         upcard=log.upcard.code,
-        stock=_codes(log.stock),
+        stock=_codes(log.stock) if over else None,
         actions=[
             w.RecordedAction(s, action(a), True if i in timed_out else msgspec.UNSET)
             for i, (s, a) in enumerate(log.actions)
         ],
         result=hand_result(result) if result is not None else None,
         deal_commitment=log.commitment,
-        melds_by_step=[[[_codes(m.cards) for m in seat] for seat in step] for step in steps],
+        melds_by_step=[
+            [[_codes(m.cards) for m in melds] if over or s == seat else [] for s, melds in enumerate(step)]
+            for step in steps
+        ],
     )

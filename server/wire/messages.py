@@ -495,7 +495,8 @@ class RecordedAction(_Wire):
 
 
 class HandRecord(_Wire):
-    """One deal of the record: both hands, the upcard, the stock (top first), every action."""
+    """One deal of the record: both hands, the upcard, the stock (top first), every action. A
+    hand left unfinished (a resignation, a forfeit) shows only the asking seat's own cards."""
 
     number: int
     starter: Seat
@@ -506,9 +507,12 @@ class HandRecord(_Wire):
             "left unfinished (by a resignation)"
         ),
     ]
-    hands: list[list[Card]]
+    hands: Annotated[
+        list[list[Card] | None],
+        Meta(description="Each seat's dealt hand; null: the other seat's, in a hand left unfinished"),
+    ]
     upcard: Card
-    stock: list[Card]
+    stock: Annotated[list[Card] | None, Meta(description="Top first; null in a hand left unfinished")]
     actions: list[RecordedAction]
     result: HandResult | None
     deal_commitment: Annotated[

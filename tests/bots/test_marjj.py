@@ -3,8 +3,8 @@ sees only its view, and must play as its description says."""
 
 from __future__ import annotations
 
-from server.bench.marjj import MarjjStyle, danger, future_deadwood, own_turns
-from server.bots.sim import Memo
+from server.bench.marjj import FUTURE_CARDS, MarjjStyle, danger
+from server.bots.sim import Memo, best_draws_deadwood, own_turns
 from server.rules import Discard, Draw, Knock, Pass, Source, TakeUpcard
 from server.rules.cards import Card, to_mask
 
@@ -118,7 +118,9 @@ def test_future_deadwood_is_lower_for_a_hand_close_to_melds() -> None:
     close = m("Ac 2c 3c 4d 5d 6d 7s 8s Kh Ks")  # 7s 8s and Kh Ks wait for many cards
     far = m("Ac 2c 3c 4d 5d 6d 7s 9c Kh Qs")
     unseen = ((1 << 52) - 1) & ~(close | far)
-    assert future_deadwood(close, unseen, memo) < future_deadwood(far, unseen, memo)
+    assert best_draws_deadwood(close, unseen, memo, FUTURE_CARDS) < best_draws_deadwood(
+        far, unseen, memo, FUTURE_CARDS
+    )
 
 
 def test_a_decision_is_a_function_of_seed_and_view() -> None:

@@ -106,6 +106,12 @@ async def test_an_export_in_play_shows_only_the_seats_own_cards_and_public_actio
     after = await _export(client, ada, m["match_id"])
     assert after["status"] == "finished" and after["hands"][-1]["hands"][1] is None
     assert after["hands"][-1]["stock"] is None and after["hands"][-1]["seed"] is None
+    # So does the record (the replay): no card of it but the seat's own and the public ones.
+    record = await (await client.get(f"/api/matches/{m['match_id']}/record", headers=auth(ada))).json()
+    (kept,) = record["hands"]
+    assert kept["hands"][1] is None and kept["stock"] is None and kept["seed"] is None
+    assert all(step[1] == [] for step in kept["melds_by_step"])
+    assert set(CARD.findall(json.dumps(record))) <= allowed
     await error_of(
         await client.get(f"/api/matches/{m['match_id']}/export", headers=auth(eve)), 403, "forbidden"
     )

@@ -98,7 +98,11 @@ export function mountReplay(root, { matchId }) {
   function start(record) {
     const seat = seatIn(record);
     const ctx = { players: record.players || [], seat };
-    const hands = record.hands || [];
+    // A hand left unfinished (a resignation) keeps the other seat's cards and the stock hidden:
+    // it cannot be replayed card by card, and is said to be left out.
+    const hands = (record.hands || []).filter((x) => x.stock && x.hands.every(Boolean));
+    const unfinished = (record.hands || []).length - hands.length;
+    const unfinishedNote = unfinished && !record.hidden ? h("p", { class: "muted replay-unfinished" }, "The last hand was left unfinished: it is not replayed, since its cards stay hidden.") : null;
     if (!hands.length) {
       replaceChildren(body, h("p", {}, "This match has no hands to replay."));
       return;
@@ -140,7 +144,7 @@ export function mountReplay(root, { matchId }) {
     );
     const deal = dealStatus(h, record);
     const keys = h("p", { class: "muted replay-keys" }, "Keys: \u2190 \u2192 move \u00b7 Page Up/Down hand \u00b7 Home/End first/last move \u00b7 Space play");
-    replaceChildren(body, position, deal.el, caption, noteArea, table, controls, keys, resultArea, analysisArea);
+    replaceChildren(body, unfinishedNote, position, deal.el, caption, noteArea, table, controls, keys, resultArea, analysisArea);
 
     function scoresBefore(index) {
       const scores = [0, 0];
