@@ -166,7 +166,11 @@ def record(rec: MatchRecord) -> w.MatchRecord:
         outcome=convert.outcome(meta.outcome),
         hands=[
             convert.hand_record(
-                log, results[i] if i < len(results) else None, _places(rec.timeouts, first), state.rules, rec.seat
+                log,
+                results[i] if i < len(results) else None,
+                _places(rec.timeouts, first),
+                state.rules,
+                rec.seat,
             )
             for i, (log, first) in enumerate(zip(state.log, _first_actions(state.log), strict=True))
         ],

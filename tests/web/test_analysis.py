@@ -45,13 +45,13 @@ def test_hints_the_biggest_mistake_and_the_analysis_in_the_replay(server, new_pa
     panel = page.get_by_role("region", name="Analysis")
     expect(panel).to_contain_text(re.compile(r"^AnalysisDeals: [+-]"))
     decisions = panel.locator(".decision")
-    assert decisions.count() >= 2
-    assert decisions.first.inner_text().startswith("You ")
+    expect(decisions.first).to_contain_text(re.compile("^You "))
+    many = decisions.count() >= 2  # (a hand can end at the player's first decision: take and knock)
     expect(panel.locator(".decision.mistake")).to_have_count(
         len(re.findall(r"!", "".join(panel.locator(".mistake-mark").all_inner_texts())))
     )
     # Choosing a decision moves the replay to just after it, and marks it.
-    second = decisions.nth(1)
+    second = decisions.nth(1) if many else decisions.first
     step = int(second.get_attribute("data-step"))
     second.get_by_role("button").click()
     expect(page.get_by_text(re.compile(rf"^Hand 1 of \d+ \u00b7 move {step + 1} of "))).to_be_visible()
