@@ -102,24 +102,28 @@ def _state_message(state, seat: int) -> dict:
 
 def test_the_hidden_card_check_finds_a_stock_card_or_the_other_hand_shown_to_a_seat():
     state = _played("leak-check", 5)
-    # The shape of GET /api/matches/{id}/record.
-    results = state.results
-    hands = [
-        convert.hand_record(log, results[i] if i < len(results) else None) for i, log in enumerate(state.log)
-    ]
-    record = {"rules": "house", "hands": msgspec.to_builtins(hands)}
+    # The shape of GET /api/matches/{id}/record for seat 0: the hand in play is left unfinished,
+    # so its stock and seat 1's hand are hidden (null), and a copy with every card shown.
+    served = {
+        "rules": "house",
+        "hands": [msgspec.to_builtins(convert.hand_record(log, None, seat=0)) for log in state.log],
+    }
+    assert served["hands"][-1]["stock"] is None and served["hands"][-1]["hands"][1] is None
+    whole = copy.deepcopy(served)
+    for h, log in zip(whole["hands"], state.log, strict=True):
+        h["hands"] = [[c.code for c in hand] for hand in log.hands]
+        h["stock"] = [c.code for c in log.stock]
     honest = _state_message(state, 0)
-    assert load.hidden_card_leaks(record, [honest], 0) == []
-
     top_of_stock = state.hand.stock_order()[0].code
     leaky = copy.deepcopy(honest)
     leaky["view"]["hand"]["discard_pile"].append(top_of_stock)
-    assert any(top_of_stock in p for p in load.hidden_card_leaks(record, [leaky], 0))
-
     other = [c.code for c in state.hand.hand(1)]
     peeking = copy.deepcopy(honest)
     peeking["view"]["status_line"] = f"The computer holds {other[0]}"
-    assert load.hidden_card_leaks(record, [peeking], 0)
+    for record in (whole, served):
+        assert load.hidden_card_leaks(record, [honest], 0) == []
+        assert any(top_of_stock in p for p in load.hidden_card_leaks(record, [leaky], 0))
+        assert any(other[0] in p for p in load.hidden_card_leaks(record, [peeking], 0))
 
 
 def test_percentiles_are_nearest_rank():

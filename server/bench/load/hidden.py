@@ -30,6 +30,9 @@ def hidden_card_leaks(record: dict[str, Any], messages: list[dict[str, Any]], se
         number = view["hand_number"]
         deal = record["hands"][number - 1]
         history = hv["history"]
+        if deal["stock"] is None or None in deal["hands"]:
+            problems += _unfinished_leaks(deal, view, seat)
+            continue
         truth, applied = replayed.get(number, (None, 0))
         if truth is None or applied > len(history):
             truth, applied = (
@@ -63,6 +66,32 @@ def hidden_card_leaks(record: dict[str, Any], messages: list[dict[str, Any]], se
         leaked = visible & hidden
         if leaked:
             problems.append(f"version {version}: seat {seat} saw hidden {sorted(leaked)}")
+    return problems
+
+
+def _unfinished_leaks(deal: dict[str, Any], view: dict[str, Any], seat: int | None) -> list[str]:
+    """The check for a hand the record keeps hidden (left unfinished: its stock and the other
+    hand are not in the record). Every card a message names must be public by then (the upcard,
+    a card some action named), or the seat's own: dealt to it, or in its hand now, and of these
+    at most as many as it drew from the stock."""
+    hv, version = view["hand"], view.get("version")
+    done = deal["actions"][: len(hv["history"])]
+    public = {deal["upcard"]} | {a["action"]["card"] for a in done if "card" in a["action"]}
+    own = set(deal["hands"][seat] or []) if seat is not None else set()
+    drawn = sum(1 for a in done if a["seat"] == seat and a["action"].get("source") == "stock")
+    problems = []
+    if seat is None and (hv["hand"] or hv["legal_actions"]):
+        problems.append(f"version {version}: a watcher was shown a hand or legal actions")
+    unknown = set(hv["hand"]) - own - public
+    if len(unknown) > drawn:
+        problems.append(f"version {version}: seat {seat} holds {sorted(unknown)}, more than it drew")
+    visible = _cards({k: v for k, v in hv.items() if k not in ("hand", "result")})
+    visible |= _cards(
+        {k: v for k, v in view.items() if k not in ("hand", "last_result", "rules", "match_id")}
+    )
+    leaked = visible - public - own - set(hv["hand"])
+    if leaked:
+        problems.append(f"version {version}: seat {seat} saw hidden {sorted(leaked)}")
     return problems
 
 
