@@ -58,6 +58,10 @@ class BotAccounts:
     async def bot(self, player_id: str) -> BotRecord | None:
         return await self.store.bot(player_id)
 
+    async def bots(self, player_ids: list[str]) -> dict[str, BotRecord]:
+        """The bot records of those of ``player_ids`` that are bots."""
+        return await self.store.bots(player_ids)
+
     async def may_accept(self, player: PlayerRecord) -> None:
         """Refuse a bot taking an open challenge (meant for people)."""
         if await self.store.bot(player.player_id) is not None:

@@ -89,6 +89,7 @@ async def leaderboard(request: web.Request) -> web.Response:
     limit, offset = _int_query(request, "limit", 20), _int_query(request, "offset", 0)
     ratings = request.app[SERVICE].ratings
     ranked, total = await ratings.leaderboard(limit=limit, offset=offset)
+    bots = await request.app[SERVICE].bots.bots([p.rating.player_id for p in ranked])
     rows = [
         w.LeaderboardEntry(
             offset + i + 1,
@@ -97,6 +98,7 @@ async def leaderboard(request: web.Request) -> web.Response:
             round(p.rating.rating, 1),
             round(p.rating.deviation, 1),
             p.rating.games,
+            bot_info(bots.get(p.rating.player_id)),
         )
         for i, p in enumerate(ranked)
     ]

@@ -739,6 +739,9 @@ class LeaderboardEntry(_Wire):
     rating: float
     deviation: float
     games: int
+    bot: Annotated[
+        BotInfo | None, Meta(description="null: a person (a bot is rated here only by people's invites)")
+    ] = None
 
 
 class Leaderboard(_Wire):

@@ -145,3 +145,26 @@ async def test_refusals_have_their_documented_codes(make_client):
     # Nothing changed: the private match still waits for its invite.
     r = await client.get(f"/api/matches/{private['match_id']}", headers=auth(ada))
     assert (await r.json())["status"] == "waiting"
+
+
+async def test_a_bot_a_person_invited_to_rated_matches_is_marked_a_bot_on_the_leaderboard(make_client):
+    from server.transport.keys import SERVICE
+
+    client = await make_client()
+    ada = await new_player(client, "Ada")
+    r = await client.post("/api/players", json={"name": "Robo", "bot": {"owner": "ada@example.org"}})
+    robo = await r.json()
+    for _ in range(5):
+        created = await new_match(client, ada, opponent="human", rated=True)
+        joined = await client.post(
+            f"/api/matches/{created['match_id']}/join",
+            json={"invite": created["invite"]["code"]},
+            headers=auth(robo),
+        )
+        assert joined.status == 200
+        await client.post(f"/api/matches/{created['match_id']}/resign", headers=auth(robo))
+        await client.app[SERVICE].ratings.drain()
+    board = await get(client, "/api/leaderboard", w.Leaderboard)
+    marks = {e.name: e.bot for e in board.players}
+    assert marks["Ada"] is None
+    assert marks["Robo"] is not None and marks["Robo"].owner == "ada@example.org"

@@ -35,7 +35,7 @@ export function mountLeaderboard(root) {
           "tr",
           {},
           h("td", {}, String(p.rank)),
-          h("td", {}, h("a", { href: `#/player/${encodeURIComponent(p.player_id)}` }, p.name)),
+          h("td", {}, h("a", { href: `#/player/${encodeURIComponent(p.player_id)}` }, p.name), p.bot ? [" ", h("span", { class: "badge ladder-bot" }, "Bot")] : null),
           h("td", { class: "num" }, ratingText(p.rating, p.deviation)),
           h("td", { class: "num" }, String(p.games)),
         ),
