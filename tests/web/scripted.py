@@ -191,3 +191,30 @@ def rest(base: str, method: str, path: str, body: dict | None = None, token: str
     req = urllib.request.Request(base + path, data=data, headers=headers, method=method)
     with urllib.request.urlopen(req, timeout=10) as r:
         return json.loads(r.read())
+
+
+def replayable_match(base: str, token: str) -> dict:
+    """A finished match against Easy whose first hand was played to its end (least deadwood,
+    knocking at once, through the Python client), then resigned: a hand the replay shows (one
+    left unfinished keeps its hidden cards hidden, and is not replayed). Returns the match."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ginrummy_client import GinRummyClient
+    from ginrummy_client.errors import NotYourTurn, StaleVersion
+    from ginrummy_client.strategies import quick
+
+    m = rest(base, "POST", "/api/matches", {"opponent": "computer", "difficulty": "easy"}, token)
+
+    async def first_hand() -> None:
+        async with GinRummyClient(base, token).connect(m["match_id"]) as conn:
+            while (v := await conn.turn()) is not None and v.hand_number == 1:
+                try:
+                    await conn.act(quick(v), version=v.version)
+                except (StaleVersion, NotYourTurn):
+                    continue
+
+    with ThreadPoolExecutor(1) as pool:  # (a thread of its own: Playwright's loop runs in this one)
+        pool.submit(asyncio.run, first_hand()).result(timeout=60)
+    rest(base, "POST", f"/api/matches/{m['match_id']}/resign", {}, token)
+    return m

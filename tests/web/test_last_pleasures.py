@@ -6,11 +6,9 @@ a phone and a computer; screenshots in /tmp/table-shots."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -19,7 +17,7 @@ from playwright.sync_api import Page, expect
 from tests.live_server import live_server
 
 from .conftest import DESKTOP, PHONE
-from .scripted import open_scripted, rest, view
+from .scripted import open_scripted, replayable_match, rest, view
 
 pytestmark = pytest.mark.browser
 
@@ -155,30 +153,12 @@ def test_a_finished_match_offers_a_new_match_with_the_same_settings(site, new_pa
             expect(page.get_by_role("region", name="Card table")).to_be_visible()
 
 
-async def _play_one_hand(site: str, token: str, match_id: str) -> None:
-    """Play the first hand of ``match_id`` to its end (least deadwood, knocking at once)."""
-    from ginrummy_client import GinRummyClient
-    from ginrummy_client.errors import NotYourTurn, StaleVersion
-    from ginrummy_client.strategies import quick
-
-    async with GinRummyClient(site, token).connect(match_id) as conn:
-        while (v := await conn.turn()) is not None and v.hand_number == 1:
-            try:
-                await conn.act(quick(v), version=v.version)
-            except (StaleVersion, NotYourTurn):
-                continue
-
-
 def test_the_replay_underlines_each_hands_melds_at_every_step(site, new_page):
     ada = rest(site, "POST", "/api/players", {"name": "Ada"})
     # A match whose first hand was played to its end and has melds (most do), then resigned:
     # only a finished hand is replayed (an unfinished one keeps its hidden cards hidden).
     for _ in range(5):
-        m = rest(site, "POST", "/api/matches", {"opponent": "computer", "difficulty": "easy"}, ada["token"])
-        # (In a thread of its own: Playwright's loop runs in this one.)
-        with ThreadPoolExecutor(1) as pool:
-            pool.submit(asyncio.run, _play_one_hand(site, ada["token"], m["match_id"])).result(timeout=60)
-        rest(site, "POST", f"/api/matches/{m['match_id']}/resign", {}, ada["token"])
+        m = replayable_match(site, ada["token"])
         record = rest(site, "GET", f"/api/matches/{m['match_id']}/record", None, ada["token"])
         steps = record["hands"][0]["melds_by_step"]
         if any(seat for seat in steps[0]):

@@ -20,7 +20,7 @@ from playwright.sync_api import Page, expect
 from tests.live_server import live_server
 
 from .conftest import DESKTOP, PHONE
-from .scripted import CLASSIC, KNOCK_HAND, knock_chance_view, open_scripted, rest, view
+from .scripted import CLASSIC, KNOCK_HAND, knock_chance_view, open_scripted, replayable_match, rest, view
 from .table import hand_cards, knock_button
 
 pytestmark = pytest.mark.browser
@@ -364,8 +364,7 @@ def test_the_rules_page_lists_the_shortcuts(site, new_page):
 
 def test_a_replay_on_a_phone_keeps_its_step_buttons_on_screen(site, new_page):
     ada = rest(site, "POST", "/api/players", {"name": "Ada"})
-    m = rest(site, "POST", "/api/matches", {"opponent": "computer", "difficulty": "easy"}, ada["token"])
-    rest(site, "POST", f"/api/matches/{m['match_id']}/resign", {}, ada["token"])
+    m = replayable_match(site, ada["token"])
     page = new_page(**PHONE)
     page.add_init_script(f"localStorage.setItem('ginrummy.player', {json.dumps(json.dumps(ada))});")
     page.goto(f"{site}/#/replay/{m['match_id']}")
