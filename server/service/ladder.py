@@ -45,6 +45,7 @@ from .ids import Ids
 from .ladder_ports import BotRecord, LadderEntry, LadderPair
 from .ladder_results import Pairing, pair_result, pairings
 from .live import LiveMatch, MatchCache
+from .logs import log_failure
 from .players import hash_token
 from .ports import MatchMeta, PlayerRecord, Store
 from .timecontrol import TimeControl
@@ -216,8 +217,8 @@ class Ladder:
                 await self.tick()
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("ladder tick failed")
+            except Exception as e:
+                log_failure(log, "ladder tick failed", self.store.unreachable(e))
             await self.clock.sleep(self.settings.tick_seconds)
 
     async def tick(self) -> None:

@@ -35,6 +35,7 @@ from .clock import Clock
 from .errors import BadRequest, Conflict, NotFound
 from .ids import Ids
 from .live import LiveMatch, MatchCache
+from .logs import log_failure
 from .players import hash_token
 from .ports import Broadcaster, MatchMeta, PlayerRecord, Store
 from .seek_ports import SeekRecord
@@ -312,8 +313,8 @@ class Seeks:
                 await self.tick()
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("seek tick failed")
+            except Exception as e:
+                log_failure(log, "seek tick failed", self.store.unreachable(e))
             await self.clock.sleep(self.timing.tick_seconds)
 
     async def tick(self) -> None:

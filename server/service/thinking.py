@@ -136,7 +136,6 @@ class ThinkingPool:
         return max(MIN_WORLDS, FULL_WORLDS * room // (ahead + 1))
 
     async def choose(self, level: str, seed: str, view: SeatView) -> Action:
-        pool = self._executor()
         options: dict[str, int] = {}
         if level == HardBot.difficulty:
             worlds = self.worlds(self.pending)
@@ -144,20 +143,10 @@ class ThinkingPool:
                 options["worlds"] = worlds
                 if self.on_lighter is not None:
                     self.on_lighter()
-        self.pending += 1
-        try:
-            wire = await asyncio.get_running_loop().run_in_executor(pool, _choose, level, seed, view, options)
-        except BrokenProcessPool:
-            if self._pool is pool:
-                self._pool = None
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        finally:
-            self.pending -= 1
-        return Action.from_wire(wire)
+        return Action.from_wire(await self.run(_choose, level, seed, view, options))
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        """Any other slow, pure work (the analysis of a match, a hint, a ladder move) in the same
+        """Any slow, pure work (a decision; the analysis of a match, a hint, a ladder move) in the
         workers: ``fn`` a module-level function, its arguments and answer picklable. It counts
         as a pending decision, so the computer's moves behind it are made lighter, not later."""
         pool = self._executor()

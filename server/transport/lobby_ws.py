@@ -17,7 +17,7 @@ import msgspec
 from aiohttp import WSMsgType, web
 
 from server.service import MatchService
-from server.service.errors import BadRequest, RateLimited, ServiceError, TooLarge, Unavailable
+from server.service.errors import BadRequest, ServiceError, TooLarge, Unavailable
 from server.service.seeks import LocalSeek, Pairing
 from server.service.timecontrol import TimeControl, TimeControlError
 from server.wire import messages as w
@@ -26,7 +26,14 @@ from .errors import ws_error
 from .keys import SERVICE, SETTINGS, SOCKETS
 from .present import encode, iso
 from .ratelimit import TokenBucket
-from .ws import CLOSE_ABUSE, CLOSE_FORBIDDEN_ORIGIN, SOCKET_COUNTS, SocketCounts, origin_allowed
+from .ws import (
+    CLOSE_ABUSE,
+    CLOSE_FORBIDDEN_ORIGIN,
+    SOCKET_COUNTS,
+    SocketCounts,
+    address_with_room,
+    origin_allowed,
+)
 
 log = logging.getLogger("server.transport.lobby")
 
@@ -167,13 +174,7 @@ async def lobby_websocket(request: web.Request) -> web.WebSocketResponse:
     settings = request.app[SETTINGS]
     limits = settings.limits
     counts = request.app[SOCKET_COUNTS]
-    address = request.remote or "unknown"
-    if counts.by_address[address] >= limits.ws_max_per_address:
-        raise RateLimited(
-            f"{limits.ws_max_per_address} sockets are open from your address already; close one first",
-            limit="address_sockets",
-            reset_in=5.0,
-        )
+    address = address_with_room(request)
     ws = web.WebSocketResponse(heartbeat=limits.ws_heartbeat, max_msg_size=limits.ws_max_frame)
     allowed = origin_allowed(request, settings.allowed_origins)
     counts.by_address[address] += 1

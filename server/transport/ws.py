@@ -314,6 +314,20 @@ class Connection:
             await self.service.unsubscribe(live, self)
 
 
+def address_with_room(request: web.Request) -> str:
+    """The client's address, if it may open another socket; refused before the upgrade (a 429
+    answer, no socket) when it has its cap open already."""
+    limits = request.app[SETTINGS].limits
+    address = request.remote or "unknown"
+    if request.app[SOCKET_COUNTS].by_address[address] >= limits.ws_max_per_address:
+        raise RateLimited(
+            f"{limits.ws_max_per_address} sockets are open from your address already; close one first",
+            limit="address_sockets",
+            reset_in=5.0,
+        )
+    return address
+
+
 async def websocket(request: web.Request) -> web.WebSocketResponse:
     settings = request.app[SETTINGS]
     limits = settings.limits
@@ -322,14 +336,7 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
     )
     allowed = origin_allowed(request, settings.allowed_origins)
     counts = request.app[SOCKET_COUNTS]
-    address = request.remote or "unknown"
-    if counts.by_address[address] >= limits.ws_max_per_address:
-        # Refused before the upgrade: a 429 answer, no socket.
-        raise RateLimited(
-            f"{limits.ws_max_per_address} sockets are open from your address already; close one first",
-            limit="address_sockets",
-            reset_in=5.0,
-        )
+    address = address_with_room(request)
     counts.by_address[address] += 1
     try:
         return await _serve(request, ws, allowed)
