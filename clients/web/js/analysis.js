@@ -97,9 +97,14 @@ export function moveNote(analysis, handNumber, step) {
 
 /** In the "Hand N is over" dialog: the hand's biggest mistake and a link to the whole analysis.
  * Filled in when the analysis arrives; nothing is shown when it cannot be had. */
+const afterHand = new Map(); // "match:hand" -> the analysis asked for once that hand was over
+
 export function mistakeNote(matchId, number) {
   const el = h("div", { class: "mistake-note", "aria-live": "polite" }, h("p", { class: "muted" }, "Hard is looking at your play\u2026"));
-  getAnalysis(matchId).then(
+  // The dialog is drawn again at every redraw: ask the server once per finished hand.
+  const key = `${matchId}:${number}`;
+  if (!afterHand.has(key)) afterHand.set(key, getAnalysis(matchId));
+  afterHand.get(key).then(
     (analysis) => {
       const hand = analysis.hands.find((x) => x.number === number);
       if (!hand) return replaceChildren(el);
