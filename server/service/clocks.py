@@ -32,7 +32,7 @@ from server.bots.safe import safe_move
 from .clock import Clock
 from .errors import BadRequest, Conflict, MatchOver, ServiceError
 from .live import LiveMatch, MatchCache
-from .logs import log_failure
+from .logs import repeat
 from .ports import MatchMeta, PlayerRecord, SeatUpdate, Store, StoredAction
 from .queries import seat_of
 from .timecontrol import (
@@ -153,15 +153,15 @@ class Clocks:
                 await task
 
     async def _loop(self) -> None:
-        while True:
-            try:
-                await self.tick()
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:
-                log_failure(log, "clock tick failed", self.store.unreachable(e))
-            self.ticked.set()
-            await self.clock.sleep(self.tick_seconds)
+        await repeat(
+            self.clock,
+            self.tick_seconds,
+            self.tick,
+            "clock tick failed",
+            self.store.unreachable,
+            log,
+            self.ticked.set,
+        )
 
     async def tick(self) -> int:
         """Enforce every deadline passed, warn, expire waiting matches; how many were enforced."""

@@ -45,7 +45,7 @@ from .ids import Ids
 from .ladder_ports import BotRecord, LadderEntry, LadderPair
 from .ladder_results import Pairing, pair_result, pairings
 from .live import LiveMatch, MatchCache
-from .logs import log_failure
+from .logs import repeat
 from .players import hash_token
 from .ports import MatchMeta, PlayerRecord, Store
 from .timecontrol import TimeControl
@@ -212,14 +212,14 @@ class Ladder:
     async def _loop(self) -> None:
         self._started_at = self.clock.monotonic()
         await self.add_references()
-        while True:
-            try:
-                await self.tick()
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:
-                log_failure(log, "ladder tick failed", self.store.unreachable(e))
-            await self.clock.sleep(self.settings.tick_seconds)
+        await repeat(
+            self.clock,
+            self.settings.tick_seconds,
+            self.tick,
+            "ladder tick failed",
+            self.store.unreachable,
+            log,
+        )
 
     async def tick(self) -> None:
         """Look after the pairs playing (resume their references, count the finished) and start

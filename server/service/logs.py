@@ -7,12 +7,17 @@ its card. :data:`HIDDEN_FIELDS` are dropped by the formatter as a second line of
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
+
+if TYPE_CHECKING:
+    from .clock import Clock
 
 _STANDARD = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "taskName"}
 HIDDEN_FIELDS = frozenset({"hand", "hands", "stock", "seed", "card", "cards", "token", "view"})
@@ -43,6 +48,30 @@ def log_failure(logger: logging.Logger, message: str, unreachable: bool, **extra
         logger.warning("%s: the database is unreachable", message, extra=extra)
     else:
         logger.exception(message, extra=extra)
+
+
+async def repeat(
+    clock: Clock,
+    seconds: float,
+    step: Callable[[], Awaitable[object]],
+    what: str,
+    unreachable: Callable[[BaseException], bool],
+    logger: logging.Logger,
+    after: Callable[[], None] | None = None,
+) -> None:
+    """Run ``step`` every ``seconds`` on ``clock`` until cancelled: a failure is logged (as
+    :func:`log_failure` does, ``what`` naming it) and the loop goes on; ``after`` runs after each
+    step, failed or not."""
+    while True:
+        try:
+            await step()
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            log_failure(logger, what, unreachable(e))
+        if after is not None:
+            after()
+        await clock.sleep(seconds)
 
 
 def configure(level: str = "info") -> None:

@@ -35,7 +35,7 @@ from .clock import Clock
 from .errors import BadRequest, Conflict, NotFound
 from .ids import Ids
 from .live import LiveMatch, MatchCache
-from .logs import log_failure
+from .logs import repeat
 from .players import hash_token
 from .ports import Broadcaster, MatchMeta, PlayerRecord, Store
 from .seek_ports import SeekRecord
@@ -308,14 +308,9 @@ class Seeks:
                 await self._withdraw(local)
 
     async def _loop(self) -> None:
-        while True:
-            try:
-                await self.tick()
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:
-                log_failure(log, "seek tick failed", self.store.unreachable(e))
-            await self.clock.sleep(self.timing.tick_seconds)
+        await repeat(
+            self.clock, self.timing.tick_seconds, self.tick, "seek tick failed", self.store.unreachable, log
+        )
 
     async def tick(self) -> None:
         """Fall back to the computer where due; every ``heartbeat_seconds``, refresh this
