@@ -517,7 +517,7 @@ async def test_the_library_and_the_command_line_give_the_analysis_of_a_match(bas
     text = format_analysis(analysis, every=True)
     assert text.startswith("Deals: ") and "Hand 1: deal worth " in text
     await asyncio.to_thread(
-        cli.main, ["analysis", ticket.match_id, "--server", base_url, "--token", client.token or ""]
+        cli.main, ["analysis", ticket.match_id, "--server", base_url, f"--token={client.token}"]
     )
     out = capsys.readouterr().out
     assert out.startswith("Deals: ") and f"Hand {final.hand_number}: " in out
