@@ -66,6 +66,7 @@ class Tally:
         self.answers: dict[str, Counter[str]] = defaultdict(Counter)
         self.errors: Counter[str] = Counter()
         self.allowed: Counter[str] = Counter()
+        self.resent = 0  # messages answered ``unavailable`` and sent again
         self.window: tuple[float, float] | None = None  # (kill, end of the allowance)
 
     def error(self, code: str) -> None:
@@ -115,6 +116,20 @@ class Seat:
                     if data["type"] == "ack" and pending and data["id"] == pending[0]:
                         self.acked[match_id].append((data["version"], pending[1]))
                         pending = None
+                    elif data["type"] == "error" and data["code"] == "unavailable":
+                        # As the protocol asks: the same message again, the same id for an act.
+                        victims.resent += 1
+                        await asyncio.sleep(0.2)
+                        again: dict[str, Any] = {"type": "hello", "match": match_id, "token": self.token}
+                        if pending:
+                            again = {
+                                "type": "act",
+                                "id": pending[0],
+                                "version": acted_on,
+                                "action": pending[1],
+                            }
+                        with contextlib.suppress(ConnectionError):
+                            await ws.send_json(again)
                     elif data["type"] == "error":
                         victims.error(data["code"])
                         pending = None
@@ -233,6 +248,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
     out["tracebacks"] = len(traced)
     out["traceback_lines"] = traced[:5]
     out["dropped_connection_messages"] = sum(DROPPED in ln for ln in lines)
+    out["resent"] = tally.resent
     out["victim_errors"], out["allowed_errors"] = dict(tally.errors), dict(tally.allowed)
     out["hostile_sent"] = dict(tally.sent)
     out["hostile_answers"] = {k: dict(v) for k, v in tally.answers.items()}
@@ -317,6 +333,7 @@ async def drive(
         out["stuck_players"] = len(stuck)
         out["failures"] = [p.failure for p in players if p.failure]
         for phase in (before, window, after):
+            victims.resent += phase.resent
             for code, n in phase.errors.items():
                 allowed = phase is window and code == "stale_version"
                 (victims.allowed if allowed else victims.errors)[code] += n
@@ -347,7 +364,7 @@ def format_report(r: dict[str, Any]) -> str:
         lines.append(f"  {kind}: {r['hostile_sent'].get(kind, 0)} sent; {got or 'no answer'}")
     lines.append(
         f"messages answered unavailable on a connection the terminated backend dropped: "
-        f"{r['dropped_connection_messages']}"
+        f"{r['dropped_connection_messages']}; sent again by the well-behaved: {r['resent']}"
     )
     lines.append(
         f"tracebacks in the servers' logs: {r['tracebacks']}"

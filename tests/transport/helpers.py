@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random
+import re
 from typing import Any
 
 import msgspec
@@ -16,6 +17,9 @@ from aiohttp.test_utils import TestClient
 from server.bench.load import hidden_card_leaks
 from server.rules import deadwood
 from server.wire.messages import ServerMessage
+
+# A card code standing alone ("5h"), not inside a random id or token ("m_x-5h-q" is no card).
+CARD_CODE = re.compile(r"(?<![\w-])[A2-9TJQK][cdhs](?![\w-])")
 
 _strict = msgspec.json.Decoder(ServerMessage)
 

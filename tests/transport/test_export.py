@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 
 import msgspec
 
@@ -16,10 +15,8 @@ from server.transport.keys import SERVICE
 from server.wire.export import ExportedMatch
 from server.wire.notation import format_match, parse_match
 
-from .helpers import Socket, auth, choose, new_match, new_player, play_match
+from .helpers import CARD_CODE, Socket, auth, choose, new_match, new_player, play_match
 from .test_rest import error_of
-
-CARD = re.compile(r"\b[A2-9TJQK][cdhs]\b")
 
 
 async def _export(client, player, match_id, fmt="json"):
@@ -93,8 +90,8 @@ async def test_an_export_in_play_shows_only_the_seats_own_cards_and_public_actio
     # Every card named anywhere is the seat's own, the upcard, or one shown face up since.
     public = {hand["upcard"], *(a["action"]["card"] for a in hand["actions"] if "card" in a["action"])}
     allowed = set(hand["hands"][0]) | public
-    assert set(CARD.findall(text)) <= allowed
-    assert set(CARD.findall(json.dumps(body))) <= allowed
+    assert set(CARD_CODE.findall(text)) <= allowed
+    assert set(CARD_CODE.findall(json.dumps(body))) <= allowed
     # Nor the match's seed or the hand's, in either form, nor the stock in its order.
     meta = await client.app[SERVICE].store.load_meta(m["match_id"])
     scheme = deal_named(meta.deal)
@@ -113,7 +110,7 @@ async def test_an_export_in_play_shows_only_the_seats_own_cards_and_public_actio
     assert all(step[1] == [] for step in kept["melds_by_step"])
     live = await client.app[SERVICE].cache.get(m["match_id"])
     theirs = {c.code for c in live.state.log[0].hands[1]} - public  # (seat 1's, never shown)
-    assert theirs and not theirs & set(CARD.findall(json.dumps(record["hands"])))
+    assert theirs and not theirs & set(CARD_CODE.findall(json.dumps(record["hands"])))
     await error_of(
         await client.get(f"/api/matches/{m['match_id']}/export", headers=auth(eve)), 403, "forbidden"
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import Socket, auth, check_no_leaks, new_match, new_player, play_match
+from .helpers import CARD_CODE, Socket, auth, check_no_leaks, new_match, new_player, play_match
 
 
 @pytest.mark.parametrize("difficulty", ["easy", "normal", "hard"])
@@ -94,7 +94,6 @@ async def test_no_message_of_many_matches_shows_a_hidden_card(make_client):
 
 async def test_log_lines_never_name_a_card(make_client, caplog):
     import logging
-    import re
 
     caplog.set_level(logging.DEBUG, logger="server")
     client = await make_client()
@@ -103,7 +102,6 @@ async def test_log_lines_never_name_a_card(make_client, caplog):
     sock = await Socket.connect(client)
     await sock.hello(m["match_id"], ada["token"])
     await play_match(client, [sock], seed=5)
-    card = re.compile(r"\b[A2-9TJQK][cdhs]\b")
     records = [r for r in caplog.records if r.name.startswith("server")]
     assert any(getattr(r, "match_id", None) == m["match_id"] for r in records)
     for r in records:
@@ -112,6 +110,6 @@ async def test_log_lines_never_name_a_card(make_client, caplog):
             for k, v in vars(r).items()
             if k not in logging.makeLogRecord({}).__dict__ and not k.endswith("_id")
         }
-        assert not card.search(r.getMessage()), r.getMessage()
-        assert not card.search(repr(fields)), fields
+        assert not CARD_CODE.search(r.getMessage()), r.getMessage()
+        assert not CARD_CODE.search(repr(fields)), fields
         assert not {"hand", "hands", "stock", "seed", "card", "cards"} & set(fields)

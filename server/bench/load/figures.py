@@ -46,6 +46,7 @@ class PhaseStats:
     ack_latency: list[float] = field(default_factory=list)
     reply_latency: list[float] = field(default_factory=list)
     errors: Counter[str] = field(default_factory=Counter)
+    resent: int = 0  # acts answered ``unavailable`` and sent again, as the protocol asks
     matches_finished: int = 0
 
     def close(self) -> None:
@@ -65,5 +66,6 @@ class PhaseStats:
             "reply_latency": latency_summary(self.reply_latency),
             "errors": dict(self.errors),
             "error_count": sum(self.errors.values()),
+            "resent": self.resent,
             "matches_finished": self.matches_finished,
         }

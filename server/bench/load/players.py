@@ -199,6 +199,16 @@ class Player:
                 self.acks_by_phase[pending.stats.name] += 1
                 self.acked[self.match_id].append((data["version"], pending.action))
                 continue
+            if kind == "error" and data.get("code") == "unavailable" and pending is not None:
+                # As the protocol asks: the same act again, with the same id (counted, no error).
+                pending.stats.resent += 1
+                await asyncio.sleep(0.2)
+                await ws.send_bytes(
+                    _encode(
+                        {"type": "act", "id": pending.id, "version": self.acted_on, "action": pending.action}
+                    )
+                )
+                continue
             if kind == "error":
                 (pending.stats if pending else control.stats).errors[str(data.get("code"))] += 1
                 self.pending = None
