@@ -392,7 +392,7 @@ class HandState:
             arrangement=arrangement,
             hand_counts=(self.hands[0].bit_count(), self.hands[1].bit_count()),
             stock_count=len(self.stock),
-            discard_pile=tuple(DECK[i] for i in self.discard_pile),
+            discard_pile=tuple(map(DECK.__getitem__, self.discard_pile)),
             history=tuple(self.history),
             legal_actions=tuple(self.legal_actions()) if own and seat == self.to_act else (),
             result=self.result,

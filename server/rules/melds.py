@@ -17,11 +17,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
+from operator import attrgetter
 from typing import cast
 
 from .cards import DECK, VALUES, Card, from_mask, parse_cards, to_mask
 
 FULL_SUIT = (1 << 13) - 1
+_MELDS: dict[int, Meld] = {}
+_BY_RANK = attrgetter("rank", "suit")
 
 
 class MeldKind(StrEnum):
@@ -40,10 +43,14 @@ class Meld:
 
     @staticmethod
     def from_mask(mask: int) -> Meld:
-        cards = from_mask(mask)
-        if len({c.rank for c in cards}) == 1:
-            return Meld(MeldKind.SET, tuple(cards))
-        return Meld(MeldKind.RUN, tuple(cards))
+        meld = _MELDS.get(mask)
+        if meld is None:
+            cards = from_mask(mask)
+            kind = MeldKind.SET if len({c.rank for c in cards}) == 1 else MeldKind.RUN
+            meld = Meld(kind, tuple(cards))
+            if is_meld(mask):  # the deck holds a few hundred melds: each is made once
+                _MELDS[mask] = meld
+        return meld
 
     @staticmethod
     def parse(codes: Iterable[Card | str] | str) -> Meld:
@@ -338,8 +345,8 @@ def discard_deadwoods(mask: int) -> dict[int, int]:
 
 
 def arrangement_of(melds: Iterable[int], unmatched: int) -> Arrangement:
-    ms = sorted((Meld.from_mask(m) for m in melds), key=_meld_order)
-    rest = tuple(sorted(from_mask(unmatched), key=lambda c: (c.rank, c.suit)))
+    ms = sorted(map(Meld.from_mask, melds), key=_meld_order)
+    rest = tuple(sorted(from_mask(unmatched), key=_BY_RANK))
     return Arrangement(tuple(ms), rest, mask_value(unmatched))
 
 
@@ -348,6 +355,8 @@ def _meld_order(m: Meld) -> tuple[int, int, int]:
 
 
 def best_arrangement_mask(mask: int) -> Arrangement:
+    if loose_cards(mask) == mask:
+        return arrangement_of((), mask)  # no card in any meld: the common case in play
     best: tuple[tuple[int, ...], int] | None = None
     best_key: tuple[int, int] | None = None
     for chosen, unmatched in packings(mask):

@@ -16,9 +16,20 @@ def iso(dt: datetime) -> str:
     return dt.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+_TIME_CONTROLS: dict[tuple[object, ...] | None, w.TimeControl] = {}
+
+
 def time_control(meta: MatchMeta) -> w.TimeControl:
-    tc = time_control_of(meta)
-    return w.TimeControl(tc.kind, tc.move_seconds, tc.bank_seconds)
+    # On every view, and a match has one of a handful of time controls: each is made once.
+    d = meta.time_control
+    key = (d["kind"], d["move_seconds"], d["bank_seconds"]) if d else None
+    shown = _TIME_CONTROLS.get(key)
+    if shown is None:
+        tc = time_control_of(meta)
+        shown = w.TimeControl(tc.kind, tc.move_seconds, tc.bank_seconds)
+        if len(_TIME_CONTROLS) < 256:
+            _TIME_CONTROLS[key] = shown
+    return shown
 
 
 def rematch(meta: MatchMeta) -> w.Rematch | None:
@@ -29,6 +40,8 @@ def rematch(meta: MatchMeta) -> w.Rematch | None:
 
 
 def clock(meta: MatchMeta, now: datetime) -> w.MatchClock | None:
+    if meta.clock is None:
+        return None  # untimed (a timed match always keeps its clock)
     tc, state = time_control_of(meta), clock_of(meta)
     if not tc.timed or state is None:
         return None

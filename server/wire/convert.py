@@ -10,6 +10,7 @@ and remembered.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from operator import attrgetter, itemgetter
 from typing import Any, TypeVar
 
 import msgspec
@@ -32,7 +33,8 @@ _MEMO_LIMIT = 8192
 def _memo(convert: Callable[[K], T]) -> Callable[[K], T]:
     """Remember ``convert`` by the identity of its (immutable) argument. The argument is kept
     alive alongside its result, so its id cannot be reused for another object while remembered;
-    the table is simply emptied when it grows past a bound."""
+    the table is simply emptied when it grows past a bound (``memoized.table``: the remembered
+    (argument, result) pairs by the argument's id)."""
     table: dict[int, tuple[Any, T]] = {}
 
     def memoized(value: K) -> T:
@@ -46,11 +48,28 @@ def _memo(convert: Callable[[K], T]) -> Callable[[K], T]:
         return out
 
     memoized.__wrapped__ = convert  # type: ignore[attr-defined]
+    memoized.table = table  # type: ignore[attr-defined]
     return memoized
 
 
+_code = attrgetter("code")
+_second = itemgetter(1)
+
+
 def _codes(cards: Iterable[Any]) -> list[str]:
-    return [c.code for c in cards]
+    return list(map(_code, cards))
+
+
+def _all(memoized: Callable[[K], T], values: Iterable[K]) -> list[T]:
+    """``[memoized(v) for v in values]``, in C when every value is remembered already (a hand's
+    history grows by one event a turn, so all but the newest are): this runs for every event of
+    the hand on every view. The identity check is implied: a remembered value is kept alive, so
+    no other object can have its id."""
+    table = memoized.table  # type: ignore[attr-defined]
+    try:
+        return list(map(_second, map(table.__getitem__, map(id, values))))
+    except KeyError:
+        return [memoized(v) for v in values]
 
 
 @_memo
@@ -139,14 +158,22 @@ def hand_view(
         hand_counts=list(v.hand_counts),
         stock_count=v.stock_count,
         discard_pile=_codes(v.discard_pile),
-        history=[_timed_out(event(e)) if i in timed_out else event(e) for i, e in enumerate(v.history)],
-        legal_actions=[action(a) for a in v.legal_actions] if playable else _NO_ACTIONS,
+        history=_history(v.history, timed_out),
+        legal_actions=_all(action, v.legal_actions) if playable else _NO_ACTIONS,
         result=hand_result(v.result) if v.result is not None else None,
         knock_limit=v.knock_limit,
         discard_deadwood={c.code: dw for c, dw in v.discard_deadwood} if playable else {},
         multiplier=v.multiplier,
         deal_commitment=deal_commitment,
     )
+
+
+def _history(history: tuple[RulesEvent, ...], timed_out: frozenset[int]) -> list[w.Event]:
+    events = _all(event, history)
+    for i in timed_out:
+        if i < len(events):
+            events[i] = _timed_out(events[i])
+    return events
 
 
 def outcome(o: MatchOutcome | dict[str, Any] | None) -> w.Outcome | None:

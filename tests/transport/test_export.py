@@ -62,24 +62,33 @@ async def test_a_finished_match_exports_as_json_and_text_that_round_trip_and_rep
     assert scores == final["view"]["scores"]
 
 
-async def test_an_export_in_play_shows_only_the_seats_own_cards_and_public_actions(make_client):
-    client = await make_client()
-    ada, eve = await new_player(client), await new_player(client, "Eve")
-    m = await new_match(client, ada, difficulty="easy")
-    sock = await Socket.connect(client)
-    state = await sock.hello(m["match_id"], ada["token"])
+async def _a_few_moves_into_the_first_hand(client, ada):
+    """A match against the computer with a few moves of each seat played, our turn again and the
+    first hand still on (the computer may knock first on a random deal: then a new match)."""
     import random
 
     rng = random.Random(1)
-    acted = 0
-    while acted < 6:  # a few moves of each seat, inside the first hand
-        view = state["view"]
-        if view["hand"]["legal_actions"] and view["hand_number"] == 1:
-            if any(a["kind"] == "knock" for a in view["hand"]["legal_actions"]):
-                break
-            await sock.act(choose(view, rng))
-            acted += 1
-        state = await sock.recv_until("state")
+    for _ in range(10):
+        m = await new_match(client, ada, difficulty="easy")
+        sock = await Socket.connect(client)
+        state = await sock.hello(m["match_id"], ada["token"])
+        acted = 0
+        while state["view"]["hand_number"] == 1:
+            legal = state["view"]["hand"]["legal_actions"]
+            if legal and (acted >= 6 or any(a["kind"] == "knock" for a in legal)):
+                return m, sock
+            if legal:
+                await sock.act(choose(state["view"], rng))
+                acted += 1
+            state = await sock.recv_until("state")
+        await sock.ws.close()
+    raise AssertionError("ten deals in a row ended before a few moves")
+
+
+async def test_an_export_in_play_shows_only_the_seats_own_cards_and_public_actions(make_client):
+    client = await make_client()
+    ada, eve = await new_player(client), await new_player(client, "Eve")
+    m, _sock = await _a_few_moves_into_the_first_hand(client, ada)  # (the socket kept open)
     body = await _export(client, ada, m["match_id"])
     _, text = await _export(client, ada, m["match_id"], "text")
     assert body["status"] == "active" and body["seed"] is None and body["outcome"] is None
