@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from msgspec import Meta, Struct
 
-from .messages import Action
+from .actions import Action
 
 Seat = Annotated[int, Meta(ge=0, le=1)]
 Points = Annotated[float, Meta(description="expected points of the hand for the player's seat")]

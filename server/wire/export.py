@@ -16,20 +16,9 @@ from typing import Annotated
 
 from msgspec import Meta
 
-from .messages import (
-    Action,
-    Card,
-    DealName,
-    HandResult,
-    Outcome,
-    RuleName,
-    Seat,
-    SeatPlayer,
-    Sha256Hex,
-    Status,
-    Timestamp,
-    _Wire,
-)
+from .actions import Action
+from .fields import Card, DealName, RuleName, Seat, Sha256Hex, Status, Timestamp, _Wire
+from .views import HandResult, Outcome, SeatPlayer
 
 EXPORT_FORMATS = ("json", "text")
 """The ``format`` query values of ``GET /api/matches/{id}/export``."""

@@ -353,7 +353,7 @@ def test_every_error_code_the_server_documents_has_a_class_of_its_own():
 
 def test_a_move_the_server_played_on_a_timeout_says_so():
     from ginrummy_client.models import Event
-    from ginrummy_client.terminal import describe_event
+    from ginrummy_client.rendering import describe_event
 
     e = Event.from_wire({"seat": 1, "kind": "draw", "source": "stock", "timed_out": True})
     assert e.timed_out

@@ -3,7 +3,7 @@ WebSocket routing) with views written here, so a test can put the table in an ex
 knock chance, a gin, layoffs at the low end of a run, a finished classic match) without playing
 until chance brings it. The static client still comes from the real server.
 
-The views follow server/wire/messages.py's ``View``; the table must draw them as it draws the
+The views follow server/wire/views.py's ``View``; the table must draw them as it draws the
 server's own.
 """
 

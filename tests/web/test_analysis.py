@@ -45,7 +45,7 @@ def test_hints_the_biggest_mistake_and_the_analysis_in_the_replay(server, new_pa
     panel = page.get_by_role("region", name="Analysis")
     expect(panel).to_contain_text(re.compile(r"^AnalysisDeals: [+-]"))
     decisions = panel.locator(".decision")
-    expect(decisions.first).to_contain_text(re.compile("^You "))
+    expect(decisions.first).to_contain_text(re.compile("^!?You "))  # "!": marked a mistake
     many = decisions.count() >= 2  # (a hand can end at the player's first decision: take and knock)
     expect(panel.locator(".decision.mistake")).to_have_count(
         len(re.findall(r"!", "".join(panel.locator(".mistake-mark").all_inner_texts())))

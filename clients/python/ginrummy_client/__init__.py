@@ -19,8 +19,10 @@ Quick start::
     asyncio.run(main())
 
 Modules: :mod:`.rest` (GinRummyClient), :mod:`.connection` (MatchConnection), :mod:`.models`
-(views and actions), :mod:`.errors` (the exception tree), :mod:`.cards` (meld arithmetic),
-:mod:`.strategies` (ready-made bots), :mod:`.terminal` (the terminal client), :mod:`.arena`
+(views and actions, gathered from :mod:`.actions`, :mod:`.views`, :mod:`.results` and
+:mod:`.summaries`), :mod:`.errors` (the exception tree), :mod:`.cards` (meld arithmetic),
+:mod:`.strategies` (ready-made bots), :mod:`.terminal` (the terminal client, with its
+:mod:`.commands` and :mod:`.rendering`), :mod:`.arena`
 (your strategy against the computer, N matches), :mod:`.clocks` (time controls, clocks,
 rematches), :mod:`.seeks` (quick pairing), :mod:`.verify` (check a record's deals).
 """

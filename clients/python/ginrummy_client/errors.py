@@ -35,6 +35,7 @@ This module never does I/O.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
@@ -149,6 +150,15 @@ class ConnectionLost(GinRummyError):
 
 class ProtocolError(GinRummyError):
     """The server sent something that does not follow protocol v1."""
+
+
+def need(data: Mapping[str, Any], key: str, what: str) -> Any:
+    """``data[key]``, a field the typed mirrors cannot do without: a :class:`ProtocolError`
+    naming ``what`` when it is missing (or ``data`` is not an object)."""
+    try:
+        return data[key]
+    except (KeyError, TypeError):
+        raise ProtocolError(f"{what} without {key!r}: {data!r:.200}") from None
 
 
 # The one place where wire codes meet exception classes.

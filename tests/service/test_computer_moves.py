@@ -1,0 +1,131 @@
+"""The computer's moves, played by the service: a match against it to its end, a broken bot
+that still moves, a move given as a subclass of an action, the pause before each move (on the
+injected clock) and lost version races."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import random
+
+from server.service import FakeClock, MatchService, SequentialIds
+from server.storage import MemoryStore, SqlStore
+
+from .helpers import play_until_the_computer_moved
+
+
+async def test_a_match_against_the_computer_is_played_by_the_service_to_its_end(engine):
+    service = MatchService(SqlStore(engine), bot_delay=0)
+    ada, _ = await service.create_player("Ada")
+    created = await service.create_match(ada, difficulty="easy")
+    live = await service.cache.get(created.meta.match_id)
+    rng = random.Random(4)
+    for _ in range(5000):
+        if live.meta.status == "finished":
+            break
+        async with live.lock:
+            mine = live.state.to_act == 0
+            legal = live.state.legal_actions(0) if mine else []
+            version = live.meta.version
+        if not mine:
+            await asyncio.sleep(0.001)
+            continue
+        await service.act(live, 0, None, version, rng.choice(legal).to_wire())
+    assert live.meta.status == "finished" and live.meta.outcome["reason"] == "target"
+    reloaded = await MatchService(SqlStore(engine)).cache.get(live.match_id)
+    assert reloaded.state.scores == live.state.scores and reloaded.meta.version == live.meta.version
+    await service.close()
+
+
+async def test_a_broken_computer_still_moves_so_the_match_never_stalls(engine):
+    class Broken:
+        def __init__(self, level, seed):
+            self.calls = 0
+
+        def choose(self, view):
+            self.calls += 1
+            if self.calls % 2:
+                raise RuntimeError("bot bug")
+            return {"kind": "not an action"}
+
+    service = MatchService(SqlStore(engine), bot_delay=0, bot_factory=Broken)
+    ada, _ = await service.create_player("Ada")
+    created = await service.create_match(ada)
+    live = await service.cache.get(created.meta.match_id)
+    await play_until_the_computer_moved(service, live, SqlStore(engine))
+    assert live.bot.calls >= 1
+    await service.close()
+
+
+async def test_a_computer_move_given_as_a_subclass_of_an_action_is_played_as_chosen(engine):
+    from server.rules import Action
+
+    class Chosen:
+        """Plays the last legal action, wrapped in a subclass of its own class."""
+
+        def __init__(self, level, seed):
+            self.chosen: list[dict] = []
+
+        def choose(self, view):
+            action = view.legal_actions[-1]
+            sub = type("Sub" + type(action).__name__, (type(action),), {})
+            wrapped = sub(**{f.name: getattr(action, f.name) for f in dataclasses.fields(action)})
+            self.chosen.append(action.to_wire())
+            return wrapped
+
+    service = MatchService(SqlStore(engine), bot_delay=0, bot_factory=Chosen)
+    ada, _ = await service.create_player("Ada")
+    created = await service.create_match(ada)
+    live = await service.cache.get(created.meta.match_id)
+    store = SqlStore(engine)
+    await play_until_the_computer_moved(service, live, store)
+    await service.close()
+    _, actions = await store.load_match(live.match_id)
+    played = [a.action for a in actions if a.seat == 1]
+    assert played and played == live.bot.chosen[: len(played)]
+    assert all(isinstance(Action.from_wire(p), Action) for p in played)
+
+
+async def test_the_computer_pauses_before_each_of_its_moves():
+    clock = FakeClock()
+    service = MatchService(MemoryStore(), bot_delay=0.6, clock=clock, ids=SequentialIds())
+    ada, _ = await service.create_player("Ada")
+    created = await service.create_match(ada, difficulty="easy")
+    live = await service.cache.get(created.meta.match_id)
+    while live.state.to_act == 0:
+        await service.act(live, 0, None, live.meta.version, live.state.legal_actions(0)[0].to_wire())
+    await clock.settle()
+    version = live.meta.version
+    assert live.bot_task is not None and clock.sleepers == 1
+    await clock.advance(0.59)
+    assert live.meta.version == version  # still thinking
+    await clock.advance(0.01)
+    assert live.meta.version == version + 1  # one move, then another pause if it is still its turn
+    if live.state.to_act == 1:
+        await clock.advance(0.59)
+        assert live.meta.version == version + 1
+        await clock.advance(0.01)
+        assert live.meta.version == version + 2
+    await service.close()
+
+
+async def test_the_computer_still_moves_after_losing_several_version_races_in_a_row(engine):
+    class RacedStore(SqlStore):
+        """Refuses the computer's first commits as if another process had written first."""
+
+        refusals = 3
+
+        async def commit(self, change):
+            if change.action is not None and change.action.seat == 1 and self.refusals:
+                self.refusals -= 1
+                return False
+            return await super().commit(change)
+
+    store = RacedStore(engine)
+    service = MatchService(store, bot_delay=0)
+    ada, _ = await service.create_player("Ada")
+    created = await service.create_match(ada)
+    live = await service.cache.get(created.meta.match_id)
+    await play_until_the_computer_moved(service, live, store)
+    assert store.refusals == 0
+    await service.close()

@@ -1,0 +1,155 @@
+"""One writer per match, on a real SQLite store: an action raced at one version is applied
+once, nothing is shown before it is committed, the ack goes out before any state, a write in
+flight finishes on shutdown, and a refused, failed or repeated action changes nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from server.service import MatchService
+from server.service.errors import BadRequest, IdReused, IllegalAction, NotYourTurn, StaleVersion, Unavailable
+from server.storage import SqlStore
+from server.transport.present import state_message
+
+from .helpers import Recorder, SlowStore, human_match
+
+
+async def test_an_action_raced_twice_at_one_version_is_applied_once(engine):
+    service = MatchService(SqlStore(engine), bot_delay=0)
+    live, *_ = await human_match(service)
+    seat, version = live.state.to_act, live.meta.version
+    results = await asyncio.gather(
+        service.act(live, seat, "a", version, {"kind": "pass"}),
+        service.act(live, seat, "b", version, {"kind": "pass"}),
+        return_exceptions=True,
+    )
+    assert sorted(type(r).__name__ for r in results) == ["StaleVersion", "tuple"]
+    assert live.meta.version == version + 1
+    await service.close()
+
+
+async def test_nobody_sees_an_action_before_its_commit(engine):
+    service = MatchService(SlowStore(engine), bot_delay=0)
+    live, *_ = await human_match(service)
+    seat, version = live.state.to_act, live.meta.version
+    acting = asyncio.create_task(service.act(live, seat, "a", version, {"kind": "pass"}))
+    await asyncio.sleep(0.05)  # the action is applied in memory and its commit is under way
+    seen = json.loads(state_message(await service.current_state(live, None)))
+    assert seen["version"] == version + 1  # it waited for the commit
+    assert seen["view"]["hand"]["history"][-1]["kind"] == "pass"
+    await acting
+    await service.close()
+
+
+async def test_the_ack_goes_out_before_any_state(engine):
+    service = MatchService(SqlStore(engine), bot_delay=0)
+    live, *_ = await human_match(service)
+    watcher = Recorder(None)
+    await service.subscribe(live, watcher)
+    order: list[str] = []
+    watcher.deliver = lambda update: order.append("state")  # type: ignore[method-assign]
+    await service.act(
+        live, live.state.to_act, "a", live.meta.version, {"kind": "pass"}, lambda v: order.append("ack")
+    )
+    assert order == ["ack", "state"]
+    await service.close()
+
+
+async def test_a_write_in_flight_commits_even_when_its_caller_is_cancelled_at_shutdown(engine):
+    service = MatchService(SlowStore(engine), bot_delay=0)
+    live, *_ = await human_match(service)
+    version = live.meta.version
+    caller = asyncio.create_task(service.act(live, live.state.to_act, "x", version, {"kind": "pass"}))
+    await asyncio.sleep(0.05)
+    caller.cancel()  # the socket handler goes away, as on shutdown
+    await service.close()
+    _, actions = await SqlStore(engine).load_match(live.match_id)
+    assert [a.client_id for a in actions] == ["x"]
+    with pytest.raises(Unavailable):
+        await service.act(live, live.state.to_act, "y", version + 1, {"kind": "pass"})
+
+
+async def test_errors_change_nothing(engine):
+    service = MatchService(SqlStore(engine), bot_delay=0)
+    live, *_ = await human_match(service)
+    seat, version = live.state.to_act, live.meta.version
+
+    def shown() -> dict:
+        # Without the countdown to a claim, which moves with the (real) clock.
+        message = json.loads(state_message(service.update(live, seat)))
+        del message["view"]["claim_in_ms"]
+        return message
+
+    before = shown()
+    for call, error in (
+        (service.act(live, seat, "a", version, {"kind": "fly"}), BadRequest),
+        (service.act(live, 1 - seat, "b", version, {"kind": "pass"}), NotYourTurn),
+        (service.act(live, seat, "c", version, {"kind": "discard", "card": "7h"}), IllegalAction),
+        (service.act(live, seat, "d", version + 5, {"kind": "pass"}), StaleVersion),
+    ):
+        with pytest.raises(error):
+            await call
+    assert shown() == before
+    _, actions = await SqlStore(engine).load_match(live.match_id)
+    assert actions == []
+    await service.close()
+
+
+async def test_a_failed_write_with_the_store_down_is_rebuilt_before_the_next_use(engine):
+    class DownStore(SqlStore):
+        down = False
+
+        async def commit(self, change):
+            if self.down:
+                raise ConnectionError("database unreachable")
+            return await super().commit(change)
+
+        async def load_match(self, match_id):
+            if self.down:
+                raise ConnectionError("database unreachable")
+            return await super().load_match(match_id)
+
+    store = DownStore(engine)
+    service = MatchService(store, bot_delay=0)
+    live, *_ = await human_match(service)
+    seat, version = live.state.to_act, live.meta.version
+    store.down = True
+    with pytest.raises(ConnectionError):
+        await service.act(live, seat, "lost", version, {"kind": "pass"})
+    assert live.stale  # it applied the pass in memory and could not rebuild
+    store.down = False
+    seen = json.loads(state_message(await service.current_state(live, None)))
+    assert seen["version"] == version and seen["view"]["hand"]["history"] == []
+    await service.act(live, seat, "again", version, {"kind": "pass"})
+    _, actions = await SqlStore(engine).load_match(live.match_id)
+    assert [a.client_id for a in actions] == ["again"]
+    await service.close()
+
+
+async def test_a_repeated_id_with_another_action_is_id_reused_and_changes_nothing(engine):
+    service = MatchService(SqlStore(engine), bot_delay=0)
+    live, *_ = await human_match(service)
+    seat, version = live.state.to_act, live.meta.version
+    first = await service.act(live, seat, "once", version, {"kind": "pass"})
+    assert await service.act(live, seat, "once", version, {"kind": "pass"}) == (first[0], True)
+    other = live.state.to_act
+    second = await service.act(live, other, "two", live.meta.version, {"kind": "pass"})
+    now = live.meta.version
+    assert live.state.to_act == seat
+    with pytest.raises(IdReused):  # the same id, another action (now legal): not its old ack
+        await service.act(live, seat, "once", now, {"kind": "draw", "source": "stock"})
+    assert live.meta.version == now
+    # After a reload from the store (a restart) it is still remembered with its action.
+    fresh = MatchService(SqlStore(engine), bot_delay=0)
+    again = await fresh.cache.get(live.match_id)
+    with pytest.raises(IdReused):
+        await fresh.act(again, seat, "once", now, {"kind": "draw", "source": "stock"})
+    assert await fresh.act(again, seat, "once", now, {"kind": "pass"}) == (first[0], True)
+    assert await fresh.act(again, other, "two", now, {"kind": "pass"}) == (second[0], True)
+    _, actions = await SqlStore(engine).load_match(live.match_id)
+    assert [a.client_id for a in actions] == ["once", "two"]
+    await service.close()
+    await fresh.close()
