@@ -7,15 +7,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from msgspec import Meta, Struct
+from msgspec import Meta
 
-Timestamp = Annotated[str, Meta(extra_json_schema={"format": "date-time"}, examples=["2026-11-29T15:00:00Z"])]
+from .fields import Seat, Timestamp, _Wire
+
 PlayerId = Annotated[str, Meta(examples=["p_1f0c9e2a7b3d4c5e"])]
-Seat = Annotated[int, Meta(ge=0, le=1)]
-
-
-class _Wire(Struct, forbid_unknown_fields=True, gc=False):
-    pass
 
 
 class BotInfo(_Wire):

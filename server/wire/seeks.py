@@ -7,29 +7,14 @@ A seek lives while its socket is open: closing the socket withdraws it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import Annotated, Literal
 
-from msgspec import Meta, Struct
+from msgspec import Meta
 
-from server.bots import DIFFICULTIES
-from server.rules import RULES
-
+from .fields import STORABLE, DifficultyName, RuleName, Seat, Timestamp, _Wire
 from .timing import TimeControl
 
-if TYPE_CHECKING:
-    RuleName = str
-    DifficultyName = str
-else:
-    RuleName = Literal[tuple(RULES)]
-    DifficultyName = Literal[tuple(DIFFICULTIES)]
-
-Seat = Annotated[int, Meta(ge=0, le=1)]
-Timestamp = Annotated[str, Meta(extra_json_schema={"format": "date-time"}, examples=["2026-11-29T15:00:00Z"])]
 SeekId = Annotated[str, Meta(examples=["k_0123456789abcdef"])]
-
-
-class _Wire(Struct, forbid_unknown_fields=True, gc=False):
-    pass
 
 
 class Seek(_Wire, tag="seek", tag_field="type"):
@@ -37,7 +22,7 @@ class Seek(_Wire, tag="seek", tag_field="type"):
     waiting). One open seek per player; a socket holds one seek at a time."""
 
     token: Annotated[
-        str, Meta(min_length=1, max_length=128, pattern="^[^\\x00]*$", description="The player token")
+        str, Meta(min_length=1, max_length=128, pattern=STORABLE, description="The player token")
     ]
     rules: RuleName = "house"
     time_control: Annotated[TimeControl | None, Meta(description="Absent: none")] = None

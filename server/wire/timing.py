@@ -6,16 +6,12 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from msgspec import Meta, Struct
+from msgspec import Meta
 
-Seat = Annotated[int, Meta(ge=0, le=1)]
-Timestamp = Annotated[str, Meta(extra_json_schema={"format": "date-time"}, examples=["2026-11-29T15:00:00Z"])]
+from .fields import Seat, Timestamp, _Wire
+
 Millis = Annotated[int, Meta(ge=0)]
 Seconds = Annotated[int, Meta(ge=0, le=7 * 24 * 3600)]
-
-
-class _Wire(Struct, forbid_unknown_fields=True, gc=False):
-    pass
 
 
 class TimeControl(_Wire):
