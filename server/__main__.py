@@ -124,9 +124,6 @@ def event_loop(use_uvloop: bool) -> asyncio.AbstractEventLoop:
     return asyncio.new_event_loop()
 
 
-GC_THRESHOLDS = (10_000, 10, 10)
-
-
 async def _settle_gc(app: web.Application) -> None:
     """Once started (modules imported, database migrated): freeze what exists into the
     permanent generation and collect the young generation less often. A full collection walks
@@ -139,10 +136,10 @@ async def _settle_gc(app: web.Application) -> None:
     from server.transport.gcwatch import GcWatch
     from server.transport.keys import METRICS, SETTINGS
 
+    settings = app[SETTINGS]
     gc.collect()
     gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
-    settings = app[SETTINGS]
+    gc.set_threshold(*settings.gc_thresholds)
     GcWatch(app[METRICS].registry, settings.gc_freeze_seconds).install(asyncio.get_running_loop())
 
 

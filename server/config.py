@@ -16,7 +16,8 @@ reverse proxies whose ``X-Forwarded-For``/``-Proto``/``-Host`` are believed; def
 ``GINRUMMY_WS_COMPRESS`` (``1`` to accept WebSocket compression; default off),
 ``GINRUMMY_UVLOOP`` (``0`` to keep asyncio's event loop when uvloop is installed),
 ``GINRUMMY_GC_FREEZE_SECONDS`` (at most how often the young collections' survivors are frozen
-out of the collector's way; default 1, 0: never).
+out of the collector's way; default 1, 0: never), ``GINRUMMY_GC_THRESHOLDS`` (the collector's three
+thresholds, e.g. ``10000,10,10``, the default; ``/`` may stand for the commas).
 """
 
 from __future__ import annotations
@@ -152,6 +153,8 @@ class Settings:
     """After the collector's own collection of the young generations, move what survived into
     the permanent generation (``gc.freeze``), at most once per so many seconds, so no
     collection walks the live matches again (0: never); see :mod:`server.transport.gcwatch`."""
+    gc_thresholds: tuple[int, int, int] = (10_000, 10, 10)
+    """The collector's thresholds (``gc.set_threshold``), set once the server has started."""
     ladder_cpu: float = 0.0
     """The bot ladder's CPU budget: the share of one core its references may use (0.1: a tenth;
     0: the ladder schedules nothing). Set it on one process only (see server/service/ladder.py)."""
@@ -193,6 +196,11 @@ class Settings:
             values["ws_compress"] = _flag("GINRUMMY_WS_COMPRESS", env["GINRUMMY_WS_COMPRESS"])
         if "GINRUMMY_GC_FREEZE_SECONDS" in env:
             values["gc_freeze_seconds"] = float(env["GINRUMMY_GC_FREEZE_SECONDS"])
+        if "GINRUMMY_GC_THRESHOLDS" in env:
+            parts = env["GINRUMMY_GC_THRESHOLDS"].replace("/", ",").split(",")
+            if len(parts) != 3:
+                raise ValueError("GINRUMMY_GC_THRESHOLDS is three integers, e.g. 10000,10,10")
+            values["gc_thresholds"] = (int(parts[0]), int(parts[1]), int(parts[2]))
         if "GINRUMMY_UVLOOP" in env:
             values["uvloop"] = _flag("GINRUMMY_UVLOOP", env["GINRUMMY_UVLOOP"])
         if "GINRUMMY_LADDER_CPU" in env:
@@ -238,6 +246,8 @@ class Settings:
             raise ValueError("the bot delay cannot be negative")
         if self.gc_freeze_seconds < 0:
             raise ValueError("the collector's freeze period cannot be negative (0: off)")
+        if min(self.gc_thresholds) < 1:
+            raise ValueError("the collector's thresholds must be positive")
         if not 0 <= self.ladder_cpu <= 64:
             raise ValueError("the ladder's CPU share must be from 0 (off) to 64 cores")
         unknown = [r for r in self.ladder_references if r not in REFERENCES]

@@ -27,6 +27,12 @@ def test_options_win_over_the_environment_which_wins_over_defaults():
     assert o.allowed_origins == ("https://a.example", "https://b.example")
 
 
+def test_the_collectors_thresholds_come_from_the_environment():
+    assert Settings.from_env({}).gc_thresholds == (10_000, 10, 10)
+    assert Settings.from_env({"GINRUMMY_GC_THRESHOLDS": "2000,5,10"}).gc_thresholds == (2000, 5, 10)
+    assert Settings.from_env({"GINRUMMY_GC_THRESHOLDS": "2000/5/10"}).gc_thresholds == (2000, 5, 10)
+
+
 def test_migrations_at_startup_can_be_left_to_a_separate_job():
     assert Settings.from_env({}).migrate is True
     assert Settings.from_env({"GINRUMMY_MIGRATE": "0"}).migrate is False
@@ -93,6 +99,9 @@ def test_a_cpu_quota_is_read_from_either_cgroup_version(tmp_path, files, quota):
         {"GINRUMMY_LOG_LEVEL": "loud"},
         {"GINRUMMY_BOT_WORKERS": "-2"},
         {"GINRUMMY_BOT_WORKERS": "some"},
+        {"GINRUMMY_GC_THRESHOLDS": "700,10"},
+        {"GINRUMMY_GC_THRESHOLDS": "0,10,10"},
+        {"GINRUMMY_GC_THRESHOLDS": "many,10,10"},
     ],
 )
 def test_bad_settings_are_refused(env):
