@@ -74,7 +74,7 @@ def upgrade() -> None:
     # Plain ALTERs, not a batch: on SQLite a batch rebuilds ``players``, and dropping the old
     # table would cascade to the sessions just copied (and trip the matches' foreign keys).
     # So ``players.token_hash`` stays, written at creation and never read: a token is known by
-    # its session only.
+    # its session only (until 0008_sessions_only drops it, foreign keys off).
     op.add_column("players", sa.Column("username", sa.String(length=40), nullable=True))
     op.add_column("players", sa.Column("username_key", sa.String(length=160), nullable=True))
     op.add_column("players", sa.Column("password_hash", sa.String(length=200), nullable=True))

@@ -11,7 +11,20 @@ from __future__ import annotations
 
 import itertools
 import secrets
+import string
 from typing import Protocol
+
+# A secret a person pastes on a command line (a token, a watch token, an invite code) must not
+# begin with '-', or argparse (and getopt) read it as an option: about 1 in 64 base64url draws
+# did. Its first character is drawn apart from letters and digits, in front of the whole draw,
+# so nothing is lost (``nbytes`` of randomness plus log2(62) bits).
+_FIRST = string.ascii_letters + string.digits
+
+
+def _pasteable_secret(nbytes: int) -> str:
+    """A URL-safe secret of ``nbytes`` random bytes and a little more, never beginning with
+    '-'."""
+    return secrets.choice(_FIRST) + secrets.token_urlsafe(nbytes)
 
 
 class Ids(Protocol):
@@ -37,13 +50,13 @@ class SecretIds:
         return "p_" + secrets.token_hex(8)
 
     def token(self) -> str:
-        return secrets.token_urlsafe(32)
+        return _pasteable_secret(32)
 
     def seed(self) -> str:
         return secrets.token_hex(16)
 
     def invite(self) -> str:
-        return secrets.token_urlsafe(12)
+        return _pasteable_secret(12)
 
     def seek_id(self) -> str:
         return "k_" + secrets.token_hex(8)

@@ -8,7 +8,8 @@ already running (stamped by the writer's ``restamp``, as a join's is), in that o
 pairing costs one commit before both seekers are told. A rated one is rated at its end.
 
 A seek lives while its socket is open (the transport cancels it when the socket closes) or
-until cancelled. Each process refreshes its own seeks every ``heartbeat_seconds``; a seek not
+until cancelled; one whose socket closes while the store is still placing it (or whose seeker's
+task is cancelled then) is withdrawn as soon as the placement returns, not left to expire. Each process refreshes its own seeks every ``heartbeat_seconds``; a seek not
 refreshed for ``alive_seconds`` belonged to a process that died, and any process deletes it.
 The seeker whose seek another process paired hears of it through the broadcaster
 (``publish_paired``); the refresh also reports paired seeks, so a lost notice costs at most a
@@ -32,7 +33,7 @@ from server.bots import DIFFICULTIES
 from server.rules import RULES, MatchState, new_match
 
 from .clock import Clock
-from .errors import BadRequest, Conflict, NotFound
+from .errors import BadRequest, Conflict, NotFound, Unavailable
 from .ids import Ids
 from .live import LiveMatch, MatchCache
 from .logs import repeat
@@ -91,6 +92,16 @@ class LocalSeek:
     computer_at: datetime | None = None
     difficulty: str = "normal"
     caps: MatchCaps | None = field(default=None)
+    placing: bool = True
+    """The store is still placing it: neither stored open for sure nor paired."""
+    withdrawn: bool = False
+    """Its socket closed (or its seeker went) while it was placed: withdrawn once placed."""
+
+
+def _log_failure(placement: asyncio.Future[None]) -> None:
+    """A placement whose seeker left: nobody else hears how it failed."""
+    if not placement.cancelled() and (e := placement.exception()) is not None:
+        log.warning("placing a withdrawn seek failed", exc_info=e)
 
 
 class Seeks:
@@ -116,6 +127,7 @@ class Seeks:
         self.local: dict[str, LocalSeek] = {}
         self._task: asyncio.Task[None] | None = None
         self._last_heartbeat: float | None = None
+        self._placements: set[asyncio.Future[None]] = set()
         listen = getattr(broadcaster, "listen_paired", None)
         if listen is not None:
             listen(self._on_paired)
@@ -134,7 +146,8 @@ class Seeks:
         caps: MatchCaps | None = None,
     ) -> LocalSeek:
         """Seek a match. The returned seek's ``paired`` future is already done when a partner
-        was waiting; otherwise it completes when one comes (or the computer does)."""
+        was waiting; otherwise it completes when one comes (or the computer does). A seek
+        dropped while it was placed raises :class:`Unavailable` (unless it was paired)."""
         tc = time_control or TimeControl.none()
         if rules not in RULES:
             raise BadRequest(f"rules must be one of {sorted(RULES)}")
@@ -175,20 +188,47 @@ class Seeks:
             # Held before it is placed: a seek claimed while its placement finishes (Postgres
             # placements run in parallel) is told by the notice or the heartbeat as any other.
             self.local[record.seek_id] = local
+            placement = asyncio.ensure_future(self._place(local, match, live))
+            self._placements.add(placement)
+            placement.add_done_callback(self._placements.discard)
             try:
-                placed = await self.store.place_seek(record, match, self._alive_after())
-            except BaseException:
-                self.local.pop(record.seek_id, None)
+                # Shielded: a seeker cancelled meanwhile (the lobby's handler, as its socket
+                # goes) never learns the seek's id to drop it, so the placement finishes here
+                # and withdraws it, instead of leaving it open to a stranger until it expires.
+                await asyncio.shield(placement)
+            except asyncio.CancelledError:
+                local.withdrawn = True
+                placement.add_done_callback(_log_failure)
                 raise
+        if local.paired.cancelled():
+            raise Unavailable("the seek was withdrawn while it was placed (its socket closed)")
+        return local
+
+    async def _place(self, local: LocalSeek, match: MatchMeta, live: LiveMatch) -> None:
+        """Place the seek in the store; then pair it, keep it open, or withdraw it at once if
+        its socket closed meanwhile."""
+        record, future = local.record, local.paired
+        try:
+            placed = await self.store.place_seek(record, match, self._alive_after())
+        except BaseException:
+            self.local.pop(record.seek_id, None)
+            raise
+        finally:
+            local.placing = False
         if placed.duplicate:
             self.local.pop(record.seek_id, None)
             raise Conflict("you are already seeking a match: cancel that seek first")
         partner = placed.partner
         if partner is None:
+            if local.withdrawn:
+                await self._withdraw(local)
+                return
             log.info("seeking", extra={"seek_id": record.seek_id, "pool": record.pool})
             self.start()
-            return local
-        self.local.pop(record.seek_id, None)  # paired at once: it was never stored open
+            return
+        # Paired at once (whether or not its seeker is still there: the match exists, and the
+        # partner is told now; a seeker who left comes back to it as to any match).
+        self.local.pop(record.seek_id, None)  # it was never stored open
         # Taken before any await: this process's heartbeat must not handle it meanwhile.
         waiting = self.local.pop(partner.seek_id, None)
         match.seat_ids[0], match.seat_names[0] = partner.player_id, partner.name
@@ -203,7 +243,6 @@ class Seeks:
             await self.store.forget_seeks([partner.seek_id])
         else:
             await self.broadcaster.publish_paired(partner.seek_id, match.match_id)
-        return local
 
     async def cancel(self, player: PlayerRecord, seek_id: str) -> Pairing | None:
         """Withdraw an open seek of this process. Returns its pairing instead when it was paired
@@ -220,6 +259,9 @@ class Seeks:
             await self._withdraw(local)
 
     async def _withdraw(self, local: LocalSeek) -> Pairing | None:
+        if local.placing:  # not stored yet, maybe: its placement withdraws it once placed
+            local.withdrawn = True
+            return None
         seek_id = local.record.seek_id
         if await self.store.remove_seek(seek_id):
             self.local.pop(seek_id, None)
@@ -306,6 +348,8 @@ class Seeks:
         for local in list(self.local.values()):
             with contextlib.suppress(Exception):
                 await self._withdraw(local)
+        # Those being placed withdraw themselves once placed: before the store closes.
+        await asyncio.gather(*self._placements, return_exceptions=True)
 
     async def _loop(self) -> None:
         await repeat(
@@ -316,7 +360,8 @@ class Seeks:
         """Fall back to the computer where due; every ``heartbeat_seconds``, refresh this
         process's seeks (hearing of any paired meanwhile) and expire dead processes' seeks."""
         now = self.clock.now()
-        for local in [s for s in self.local.values() if s.computer_at is not None and s.computer_at <= now]:
+        due = [s for s in self.local.values() if s.computer_at is not None and s.computer_at <= now]
+        for local in [s for s in due if not s.placing]:
             await self._play_computer(local)
         beat = self.clock.monotonic()
         if self._last_heartbeat is not None and beat - self._last_heartbeat < self.timing.heartbeat_seconds:

@@ -68,9 +68,8 @@ class Player(Base):
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     name: Mapped[str] = mapped_column(String(40))
-    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
-    """The hash of the token the player was created with. Never read: a token works while its
-    session (the ``sessions`` table) exists; kept because SQLite cannot drop it in place."""
+    # No token here: a token works while its session (the ``sessions`` table) exists. (The
+    # hash of the first token, written and never read, was dropped by 0008_sessions_only.)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     # Accounts (server/storage/accounts_models.py has the rest): null while anonymous.
     username: Mapped[str | None] = mapped_column(String(40))

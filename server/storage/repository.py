@@ -45,14 +45,7 @@ class SqlStore(AccountsSql, RatingsSql, SeeksSql, LadderSql):
             session_id_of(player.token_hash), player.player_id, player.token_hash, device, at, at
         )
         async with self.sessions.begin() as s:
-            s.add(
-                Player(
-                    id=player.player_id,
-                    name=player.name,
-                    token_hash=player.token_hash,
-                    created_at=player.created_at,
-                )
-            )
+            s.add(Player(id=player.player_id, name=player.name, created_at=player.created_at))
             await s.flush()
             await s.execute(insert(SESSIONS).values(_session_values(session)))
 

@@ -33,8 +33,8 @@ async def _postgres_engine(schema: str) -> AsyncEngine:
 
 
 @asynccontextmanager
-async def database(kind: str, tmp_path: Path) -> AsyncIterator[AsyncEngine]:
-    """A migrated engine on ``kind`` ("sqlite" or "postgres")."""
+async def database(kind: str, tmp_path: Path, revision: str = "head") -> AsyncIterator[AsyncEngine]:
+    """An engine on ``kind`` ("sqlite" or "postgres") migrated to ``revision``."""
     if kind == "sqlite":
         eng = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'storage.db'}")
         schema = None
@@ -42,7 +42,7 @@ async def database(kind: str, tmp_path: Path) -> AsyncIterator[AsyncEngine]:
         schema = f"test_{secrets.token_hex(6)}"
         eng = await _postgres_engine(schema)
     try:
-        await upgrade(eng)
+        await upgrade(eng, revision)
         yield eng
     finally:
         if schema is not None:

@@ -5,7 +5,10 @@ N matches), ``verify MATCH_ID`` (re-derive a finished match's deals from its rec
 every finished match as NDJSON).
 ``analysis MATCH_ID`` (Hard's analysis of your decisions, the biggest mistakes first).
 
-The server defaults to ``$GINRUMMY_SERVER`` or http://127.0.0.1:8080.
+The server defaults to ``$GINRUMMY_SERVER`` or http://127.0.0.1:8080, and ``--token`` to
+``$GINRUMMY_TOKEN`` (so the token need not be typed, nor kept in the shell's history).
+A token, watch token or invite may begin with '-' (the server no longer issues such, but old
+ones stay valid): ``--token=TOKEN`` always works, and ``--token TOKEN`` is read as the token too.
 """
 
 from __future__ import annotations
@@ -26,6 +29,15 @@ from .terminal import TerminalUI, stdin_reader
 from .verify import verify
 
 DEFAULT_SERVER = os.environ.get("GINRUMMY_SERVER", "http://127.0.0.1:8080")
+TOKEN_VARIABLE = "GINRUMMY_TOKEN"
+# The options whose value is something a person pastes, which may begin with '-'.
+PASTED = ("--token", "--watch-token", "--join")
+
+
+def _token(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--token", default=os.environ.get(TOKEN_VARIABLE), help=f"{what} (or set ${TOKEN_VARIABLE})"
+    )
 
 
 def _choices(parser: argparse.ArgumentParser) -> None:
@@ -55,9 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play a match in the terminal")
     play.add_argument("--server", default=DEFAULT_SERVER, help="server base URL (default %(default)s)")
     play.add_argument("--name", default=os.environ.get("USER", "Player"), help="your name for a new identity")
-    play.add_argument(
-        "--token", default=os.environ.get("GINRUMMY_TOKEN"), help="your player token (to come back)"
-    )
+    _token(play, "your player token (to come back; none: a new identity)")
     play.add_argument(
         "--vs", choices=("computer", "friend"), default="computer", help="opponent (default computer)"
     )
@@ -78,14 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
     _choices(arena)
     arena.add_argument("--matches", type=int, default=10)
     arena.add_argument("--name", default="Arena bot")
-    arena.add_argument("--token", default=None)
+    _token(arena, "the bot's player token (none: a new identity)")
 
     check = sub.add_parser("verify", help="check a finished match's deals against their commitments")
     check.add_argument("match", metavar="MATCH_ID")
     check.add_argument("--server", default=DEFAULT_SERVER, help="server base URL (default %(default)s)")
-    check.add_argument(
-        "--token", default=os.environ.get("GINRUMMY_TOKEN"), help="the token of a player of the match"
-    )
+    _token(check, "the token of a player of the match")
     out = sub.add_parser("export", help="write matches to files (JSON, text notation, or all as NDJSON)")
     out.add_argument("matches", metavar="MATCH_ID", nargs="*", help="the matches to export, one file each")
     out.add_argument("--all", action="store_true", help="every finished match, into one NDJSON file")
@@ -94,13 +102,46 @@ def build_parser() -> argparse.ArgumentParser:
     )
     out.add_argument("--dir", default=".", help="the folder to write into (default: here)")
     out.add_argument("--server", default=DEFAULT_SERVER, help="server base URL (default %(default)s)")
-    out.add_argument("--token", default=os.environ.get("GINRUMMY_TOKEN"), help="your player token")
+    _token(out, "your player token")
     explain = sub.add_parser("analysis", help="Hard's analysis of your decisions in a match")
     explain.add_argument("match", metavar="MATCH_ID")
     explain.add_argument("--server", default=DEFAULT_SERVER, help="server base URL (default %(default)s)")
-    explain.add_argument("--token", default=os.environ.get("GINRUMMY_TOKEN"), help="your player token")
+    _token(explain, "your player token")
     explain.add_argument("--every", action="store_true", help="every decision that differs from Hard's")
     return parser
+
+
+def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
+    found: set[str] = set()
+    for action in parser._actions:
+        found.update(action.option_strings)
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found |= _option_strings(sub)
+    return found
+
+
+def _glue_pasted(argv: Sequence[str], options: set[str]) -> list[str]:
+    """``--token -abc`` as ``--token=-abc``: argparse reads a value beginning with '-' as an
+    option ("expected one argument"), and one in 64 of the tokens the server used to issue
+    began so. A following word that is itself an option (or ``--``) is left alone."""
+    glued: list[str] = []
+    i = 0
+    while i < len(argv):
+        word, value = argv[i], argv[i + 1] if i + 1 < len(argv) else None
+        if word in PASTED and value and value.startswith("-") and value != "--" and value not in options:
+            glued.append(f"{word}={value}")
+            i += 2
+        else:
+            glued.append(word)
+            i += 1
+    return glued
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = build_parser()
+    words = sys.argv[1:] if argv is None else argv
+    return parser.parse_args(_glue_pasted(words, _option_strings(parser)))
 
 
 async def _export(args: argparse.Namespace) -> int:
@@ -217,7 +258,7 @@ async def _analysis(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse_args(argv)
     runners = {"play": _play, "watch": _watch, "arena": _arena, "verify": _verify, "export": _export}
     runner = (runners | {"analysis": _analysis})[args.command]
     try:
