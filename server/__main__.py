@@ -126,13 +126,13 @@ def event_loop(use_uvloop: bool) -> asyncio.AbstractEventLoop:
 
 async def _settle_gc(app: web.Application) -> None:
     """Once started (modules imported, database migrated): freeze what exists into the
-    permanent generation and collect the young generation less often. A full collection walks
-    every tracked object; with a thousand live matches and their sockets each one took about
-    200 ms, the worst pause a player saw. Frozen start-up objects are never walked again, and
-    a larger first threshold lets short-lived objects die by reference counting before they
-    are promoted, so full collections become rare (measured: 18 to 2 in a 20 s run). While
-    serving, what survives the collector's young collections is frozen too, at most once per
-    ``gc_freeze_seconds``, and every pause is timed (:mod:`server.transport.gcwatch`)."""
+    permanent generation, and set the collector's thresholds (``gc_thresholds``). A full
+    collection walks every tracked object; with a thousand live matches and their sockets each
+    one took about 200 ms, the worst pause a player saw. Frozen start-up objects are never
+    walked again. While serving, what survives the collector's young collections is frozen
+    too, at most once per ``gc_freeze_seconds``, so full collections stay small; a young
+    collection's length is then set by the first threshold (see the setting), and every pause
+    is timed (:mod:`server.transport.gcwatch`)."""
     from server.transport.gcwatch import GcWatch
     from server.transport.keys import METRICS, SETTINGS
 
