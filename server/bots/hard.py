@@ -96,6 +96,7 @@ class HardBot(Bot):
         early_knock: int = 3,
         knock_risk: int = 0,
         gin_decay: int = 100,
+        knock_cap: int = 0,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:
@@ -117,6 +118,7 @@ class HardBot(Bot):
         self.early_knock = early_knock
         self.knock_risk = knock_risk / 100
         self.gin_decay = gin_decay / 100
+        self.knock_cap = knock_cap / 100
 
     def __repr__(self) -> str:
         return f"HardBot({self.seed!r}, worlds={self.worlds}, candidates={self.candidates})"
@@ -278,6 +280,13 @@ class HardBot(Bot):
             if risk[kc] <= self.knock_risk:
                 return Knock(DECK[kc])
             values = {key: v for key, v in values.items() if key[0] != "knock"}
+        elif risk and self.knock_cap:
+            # Knock only by value, and never when too many sampled hands would undercut.
+            values = {
+                key: v
+                for key, v in values.items()
+                if key[0] != "knock" or risk.get(key[1], 0.0) <= self.knock_cap
+            }
         (kind, card), _ = max(
             values.items(), key=lambda kv: (kv[1], kv[0][0] == "knock", -scored.get(kv[0][1], 0.0), kv[0][1])
         )

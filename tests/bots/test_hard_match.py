@@ -170,3 +170,18 @@ def test_opp_mix_2_plays_a_gin_holder_only_in_the_worlds_where_the_opponent_coul
     assert HardBot(0, opp_gin_after=3, opp_mix=0).opp_knock_at(3, worlds, 10, Memo()) == [0, 0, 0]
     assert HardBot(0, opp_gin_after=3, opp_mix=1).opp_knock_at(3, worlds, 10, Memo()) == [0, 10, 0]
     assert HardBot(0, opp_gin_after=99).opp_knock_at(50, worlds, 10, Memo()) == [10, 10, 10]
+
+
+def test_knock_cap_weighs_the_knock_by_value_only_while_few_sampled_hands_undercut() -> None:
+    from server.rules.cards import Card
+
+    kd, nh = Card.parse("Kd").index, Card.parse("9h").index
+    values = {("knock", kd): 5.0, ("discard", nh): 2.0}
+    scored = {nh: 10.0, kd: 12.0}
+    capped = HardBot(0, knock_cap=20)
+    # 3 sampled hands in 10 undercut: over the cap, it plays on whatever the value
+    assert capped.pick(values, scored, {kd: 0.3}) == Discard(Card.parse("9h"))
+    # 1 in 10: the value decides, the knock
+    assert capped.pick(values, scored, {kd: 0.1}) == Knock(Card.parse("Kd"))
+    # and under the cap a knock worth less than playing on is not made
+    assert capped.pick({**values, ("knock", kd): 1.0}, scored, {kd: 0.1}) == Discard(Card.parse("9h"))
