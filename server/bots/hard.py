@@ -41,8 +41,9 @@ How it decides:
   turns of the hand it knocks as soon as it can (the opponent is seldom close yet).
   ``knock_risk`` (percent; 0, off, by default): after those turns it knocks only when at most
   that share of the sampled opponent hands would undercut the knock, and otherwise plays on for
-  gin (the simulated knock value is then not used). The simulated knock value, weighed against
-  playouts with the gin-holding opponent above, measured better than this threshold.
+  gin (the simulated knock value is then not used). ``knock_cap`` (percent; 0, off): with
+  ``knock_risk`` off, a knock that more than that share of the sampled hands would undercut is
+  not made, and the others are weighed by value.
 - A discard that cannot lower its deadwood is never taken; one that completes a new meld always
   is; any other is taken when it melds with the hand or lets it knock at once. (Simulating
   those draws was measured no better.)
