@@ -17,25 +17,33 @@ How it decides:
   less ``blend``/100 times its quick-score gap to the best (playouts are noisy at this budget;
   the quick score carries the opponent model).
 - Knocking is a candidate too: its value is the exact settlement against each sampled opponent
-  hand (layoffs and undercuts included), plus ``knock_bias`` points. So it knocks while the
+  hand (layoffs and undercuts included), plus ``knock_bias`` points (0). So it knocks while the
   opponent is far away, waits for gin when a knock would likely be undercut, and plays on when
-  the simulations say it pays. The bias is negative: a playout plays this seat's future as
-  simply as the opponent's (it knocks at its first chance), so it undervalues playing on.
-- Against an opponent who holds out for gin (``opp_gin_after``: once the opponent has discarded
-  that many times, the playouts let it end the hand only with gin; ``opp_mix`` 1: only every
-  other world plays it so, the rest knock at once, a mixture of both kinds of player), the
-  value of playing on counts the gins it would make. ``clue_turns``: the sampler's "it would
-  have knocked if it could" holds only over the opponent's first that many discards.
+  the simulations say it pays.
+- The opponent's knocking in the playouts (:meth:`HardBot.opp_knock_at`): at its first chance
+  while it has discarded fewer than ``opp_gin_after`` (3) times. After that, by default
+  (``opp_mix`` 2), a world whose guessed opponent hand could already have knocked, and did
+  not, holds a player who plays for gin (the playouts let it end the hand only with gin, as
+  MARJJ does); in the other worlds it still knocks at its first chance (as Normal or the simple
+  bot would). So against a gin-holder the value of playing on counts the gins it would make,
+  and the knock is weighed against that, while against a player who knocks as soon as it can
+  Hard still fears its knock. (``opp_mix`` 0: every world a gin-holder; 1: every other one.)
+  ``clue_turns``: the sampler's "it would have knocked if it could" holds only over the
+  opponent's first that many discards.
 - ``match_bonus`` (``house`` only, where just the match counts): points past the target are
   worth nothing, and reaching it is worth that many points more, for either seat; the view's
   ``scores`` say how far each seat is from the target.
 - Playing for gin as MARJJ does (``gin_weight``, tenths of a point per point): the quick score
   adds that weight times the mean deadwood after the best ``gin_draws`` draws from the unseen
   cards (:func:`.sim.best_draws_deadwood`), so of two discards it keeps the hand with more
-  ways to gin. ``early_knock``: within its first that many turns of the hand it knocks as soon
-  as it can (the opponent is seldom close yet). ``knock_risk`` (percent): after those turns it
-  knocks only when at most that share of the sampled opponent hands would undercut the knock,
-  and otherwise plays on for gin (the simulated knock value is then not used).
+  ways to gin; ``gin_decay`` (percent, 100: none, the default) multiplies that weight once for
+  every turn after its first, as MARJJ's 0.9 does. ``early_knock``: within its first that many
+  turns of the hand it knocks as soon as it can (the opponent is seldom close yet).
+  ``knock_risk`` (percent; 0, off, by default): after those turns it knocks only when at most
+  that share of the sampled opponent hands would undercut the knock, and otherwise plays on for
+  gin (the simulated knock value is then not used). ``knock_cap`` (percent; 0, off): with
+  ``knock_risk`` off, a knock that more than that share of the sampled hands would undercut is
+  not made, and the others are weighed by value.
 - A discard that cannot lower its deadwood is never taken; one that completes a new meld always
   is; any other is taken when it melds with the hand or lets it knock at once. (Simulating
   those draws was measured no better.)
@@ -78,16 +86,18 @@ class HardBot(Bot):
         blend: int = 100,
         lookahead: int = 1,
         margin: int = 8,
-        knock_bias: int = -6,
+        knock_bias: int = 0,
         keep: int = 2,
         clue_turns: int = 3,
-        opp_gin_after: int = 99,
+        opp_gin_after: int = 3,
         match_bonus: int = 0,
-        opp_mix: int = 0,
+        opp_mix: int = 2,
         gin_weight: int = 10,
         gin_draws: int = 6,
         early_knock: int = 3,
-        knock_risk: int = 10,
+        knock_risk: int = 0,
+        gin_decay: int = 100,
+        knock_cap: int = 0,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:
@@ -108,6 +118,8 @@ class HardBot(Bot):
         self.gin_draws = gin_draws
         self.early_knock = early_knock
         self.knock_risk = knock_risk / 100
+        self.gin_decay = gin_decay / 100
+        self.knock_cap = knock_cap / 100
 
     def __repr__(self) -> str:
         return f"HardBot({self.seed!r}, worlds={self.worlds}, candidates={self.candidates})"
@@ -190,11 +202,7 @@ class HardBot(Bot):
         worlds = self.sample_worlds(view, k, self.worlds)
         me = view.seat
         assert me is not None
-        # The opponent's knock in the playouts: at its first chance, or (past ``opp_gin_after``
-        # turns of its own) only with gin, as a player holding out for gin does; with
-        # ``opp_mix``, only every other world plays that gin-holder (a mixture of both kinds).
-        gin_holder = len(k.opp_discards) >= self.opp_gin_after
-        opp_knock = [0 if gin_holder and not (self.opp_mix and j % 2) else limit for j in range(len(worlds))]
+        opp_knock = self.opp_knock_at(len(k.opp_discards), worlds, limit, memo)
 
         worth = self.worth(view)
 
@@ -243,6 +251,25 @@ class HardBot(Bot):
                     risk[kc] = sum(p < 0 for p in points) / n
         return values, scored, risk
 
+    def opp_knock_at(
+        self, discards: int, worlds: list[tuple[int, list[int]]], limit: int, memo: Memo
+    ) -> list[int]:
+        """The deadwood at which the opponent knocks in each world's playouts (0: only with gin).
+
+        At its first chance while it has discarded fewer than ``opp_gin_after`` times; after that
+        only with gin (a player who knocks early, then holds out for gin), except: with
+        ``opp_mix`` 1 every other world still knocks at once (a mixture of both kinds of player);
+        with ``opp_mix`` 2 a world holds a gin-holder only when its guessed hand could have
+        knocked already and did not, and otherwise the opponent knocks at its first chance (so
+        against a player who knocks as soon as it can, who would have, the playouts still fear
+        its knock).
+        """
+        if discards < self.opp_gin_after:
+            return [limit] * len(worlds)
+        if self.opp_mix == 2:
+            return [0 if memo.deadwood(hand) <= limit else limit for hand, _ in worlds]
+        return [limit if self.opp_mix and j % 2 else 0 for j in range(len(worlds))]
+
     def pick(
         self, values: dict[tuple[str, int], float], scored: dict[int, float], risk: dict[int, float]
     ) -> Discard | Knock:
@@ -254,6 +281,13 @@ class HardBot(Bot):
             if risk[kc] <= self.knock_risk:
                 return Knock(DECK[kc])
             values = {key: v for key, v in values.items() if key[0] != "knock"}
+        elif risk and self.knock_cap:
+            # Knock only by value, and never when too many sampled hands would undercut.
+            values = {
+                key: v
+                for key, v in values.items()
+                if key[0] != "knock" or risk.get(key[1], 0.0) <= self.knock_cap
+            }
         (kind, card), _ = max(
             values.items(), key=lambda kv: (kv[1], kv[0][0] == "knock", -scored.get(kv[0][1], 0.0), kv[0][1])
         )
@@ -292,6 +326,7 @@ class HardBot(Bot):
             p_opp[low.bit_length() - 1] = 1.0
             m ^= low
         out: dict[int, float] = {}
+        gin_weight = self.gin_weight * self.gin_decay ** max(0, own_turns(view) - 1)
         for c, _dw in ((c.index, dw) for c, dw in view.discard_deadwood):
             if c == taken:
                 continue
@@ -308,8 +343,8 @@ class HardBot(Bot):
                     expected += w * (dw - max(0, loose - VALUES[x]))
             expected = expected / w_total if self.lookahead else dw
             out[c] = expected + self.feed * feed_chance(c, p_opp)
-            if self.gin_weight:
-                out[c] += self.gin_weight * best_draws_deadwood(rest, k.unseen, memo, self.gin_draws)
+            if gin_weight:
+                out[c] += gin_weight * best_draws_deadwood(rest, k.unseen, memo, self.gin_draws)
         return out
 
 

@@ -118,3 +118,70 @@ def test_knock_risk_knocks_only_when_few_sampled_hands_undercut() -> None:
     for s in range(3):
         assert isinstance(make_bot("hard", s, knock_risk=10).choose(late.view(1)), Knock)
         assert isinstance(make_bot("hard", s, knock_risk=10).choose(risky.view(1)), Discard)
+
+
+def test_by_default_the_knock_is_weighed_by_its_value_not_by_an_undercut_threshold() -> None:
+    # Two cards of the bot's hand: knocking with Kd is worth 5 points on average over the
+    # samples though 3 samples in 10 undercut it; throwing 9h and playing on is worth 2. By
+    # default the higher value wins (the knock); with a 10% threshold it plays on.
+    from server.rules.cards import Card
+
+    kd, nh = Card.parse("Kd").index, Card.parse("9h").index
+    values = {("knock", kd): 5.0, ("discard", nh): 2.0, ("discard", kd): 1.0}
+    scored = {nh: 10.0, kd: 12.0}
+    assert HardBot(0).pick(values, scored, {kd: 0.3}) == Knock(Card.parse("Kd"))
+    assert HardBot(0, knock_risk=10).pick(values, scored, {kd: 0.3}) == Discard(Card.parse("9h"))
+    # Worth less than playing on, it is not made even with no risk at all.
+    values[("knock", kd)] = 1.5
+    assert HardBot(0).pick(values, scored, {kd: 0.0}) == Discard(Card.parse("9h"))
+
+
+def test_gin_decay_lowers_the_gin_weight_with_every_turn_as_marjj_does() -> None:
+    # The bot (seat 1) is on its fourth draw: the weight is 2.0 x 0.9^3 of the best-draws term.
+    from server.bots.knowledge import Knowledge
+    from server.bots.sim import Memo, best_draws_deadwood, own_turns
+
+    view = scenarios.undercut_risk().view(1)
+    assert own_turns(view) == 4
+    k = Knowledge.from_view(view)
+    probs = k.opp_probabilities()
+    hand = k.own
+    plain = HardBot(0, gin_weight=0)._quick_scores(view, hand, k, probs, Memo())
+    decayed = HardBot(0, gin_weight=20, gin_decay=90, gin_draws=4)._quick_scores(view, hand, k, probs, Memo())
+    for c in plain:
+        gin = best_draws_deadwood(hand & ~(1 << c), k.unseen, Memo(), 4)
+        assert abs(decayed[c] - plain[c] - 2.0 * 0.9**3 * gin) < 1e-9
+
+
+def test_opp_mix_2_plays_a_gin_holder_only_in_the_worlds_where_the_opponent_could_have_knocked() -> None:
+    from server.bots.sim import Memo
+    from server.rules.cards import to_mask
+
+    # deadwood 5 (Ac 2c 3c, 6d 7d 8d, Jh Jc Js and 5s): it could have knocked and did not
+    close = to_mask(["Ac", "2c", "3c", "6d", "7d", "8d", "Jh", "Jc", "Js", "5s"])
+    # ten loose cards: it cannot knock yet
+    junk = to_mask(["Ac", "3d", "5h", "7s", "9c", "Jd", "Kh", "2s", "4c", "6d"])
+    worlds = [(close, []), (junk, []), (close, [])]
+    bot = HardBot(0)  # the defaults: opp_gin_after=3, opp_mix=2
+    assert bot.opp_knock_at(3, worlds, 10, Memo()) == [0, 10, 0]
+    # in its first turns it knocks at its first chance in every world
+    assert bot.opp_knock_at(2, worlds, 10, Memo()) == [10, 10, 10]
+    # the other models: every world a gin-holder, or every other one
+    assert HardBot(0, opp_gin_after=3, opp_mix=0).opp_knock_at(3, worlds, 10, Memo()) == [0, 0, 0]
+    assert HardBot(0, opp_gin_after=3, opp_mix=1).opp_knock_at(3, worlds, 10, Memo()) == [0, 10, 0]
+    assert HardBot(0, opp_gin_after=99).opp_knock_at(50, worlds, 10, Memo()) == [10, 10, 10]
+
+
+def test_knock_cap_weighs_the_knock_by_value_only_while_few_sampled_hands_undercut() -> None:
+    from server.rules.cards import Card
+
+    kd, nh = Card.parse("Kd").index, Card.parse("9h").index
+    values = {("knock", kd): 5.0, ("discard", nh): 2.0}
+    scored = {nh: 10.0, kd: 12.0}
+    capped = HardBot(0, knock_cap=20)
+    # 3 sampled hands in 10 undercut: over the cap, it plays on whatever the value
+    assert capped.pick(values, scored, {kd: 0.3}) == Discard(Card.parse("9h"))
+    # 1 in 10: the value decides, the knock
+    assert capped.pick(values, scored, {kd: 0.1}) == Knock(Card.parse("Kd"))
+    # and under the cap a knock worth less than playing on is not made
+    assert capped.pick({**values, ("knock", kd): 1.0}, scored, {kd: 0.1}) == Discard(Card.parse("9h"))
