@@ -65,7 +65,7 @@ def store_unreachable(error: BaseException) -> bool:
     >>> store_unreachable(OperationalError("INSERT", {}, sqlite3.OperationalError("no such table: players")))
     False
     """
-    if isinstance(error, DBAPIError) and error.connection_invalidated:
+    if (isinstance(error, DBAPIError) and error.connection_invalidated) or broken_connection(error):
         return True
     raw = error.orig if isinstance(error, DBAPIError) else error  # (the group commit's are raw)
     if isinstance(raw, _CONNECTION_ERRORS):

@@ -200,7 +200,9 @@ class GroupCommitStore(SqlStore):
         single statement (so a transaction of its own) that compare-and-sets every row, inserts
         the actions and hands of those that held, and notifies them. A connection found broken
         (Postgres restarted, say) is replaced and the batch tried once more: safe, since a
-        change that did land the first time fails its compare-and-set the second."""
+        change that did land the first time fails its compare-and-set the second. So is one
+        whose protocol is stuck in an earlier operation (asyncpg's "cannot switch to state ..;
+        another operation is in progress", after Postgres terminated its backend)."""
         # In match id order, the order in which the rows get locked whichever way the plan goes
         # (by these rows or by the table): two replicas' batches never wait on each other in a
         # cycle.
@@ -217,7 +219,12 @@ class GroupCommitStore(SqlStore):
                 return [r.match_id in landed for r in rows]
             except asyncpg.IntegrityConstraintViolationError as e:
                 raise IntegrityError(str(e), None, e) from e
-            except (OSError, asyncpg.InterfaceError, asyncpg.PostgresConnectionError) as e:
+            except (
+                OSError,
+                asyncpg.InterfaceError,
+                asyncpg.PostgresConnectionError,
+                asyncpg.exceptions.InternalClientError,  # its protocol stuck (a killed backend)
+            ) as e:
                 if isinstance(e, asyncpg.InterfaceError) and isinstance(e, ValueError):
                     raise  # an argument asyncpg could not encode: the connection is fine
                 self._pg = None

@@ -58,3 +58,34 @@ async def test_a_statement_failing_on_a_stuck_connection_invalidates_it(tmp_path
         async with engine.connect() as conn:
             pid = (await conn.execute(text("SELECT pg_backend_pid()"))).scalar_one()
         assert pid != first_pid
+
+
+async def test_the_group_commits_own_connection_stuck_is_replaced_and_the_batch_lands(
+    tmp_path, monkeypatch
+) -> None:
+    # The soak's terminated backend took the group commit's own (unpooled) connection too.
+    from server.storage.group_commit import GroupCommitStore
+    from tests.scale.test_group_commit import matches, step
+
+    async with database("postgres", tmp_path) as engine:
+        store = GroupCommitStore(engine)
+        try:
+            (m,) = await matches(store, 1)
+            assert await store.commit(step(m, 1))
+            stuck = store._pg
+            assert stuck is not None
+
+            real_fetch = type(stuck).fetch
+
+            async def fetch(self, *args, **kwargs):  # the stuck one only; a fresh one works
+                if self is stuck:
+                    raise asyncpg.exceptions.InternalClientError(STUCK)
+                return await real_fetch(self, *args, **kwargs)
+
+            monkeypatch.setattr(type(stuck), "fetch", fetch)
+            m = (await store.load_match(m.match_id))[0]
+            assert await store.commit(step(m, 2))  # on a fresh connection, not an error
+            assert store._pg is not stuck and stuck.is_closed()
+            assert (await store.load_match(m.match_id))[0].version == 2
+        finally:
+            await store.close()
