@@ -52,7 +52,7 @@ def name(label: str) -> str:
 def test_dragging_a_card_onto_the_discard_pile_discards_it(server, new_page):
     page = new_page(**DESKTOP)
     start_vs_computer(page, server, name="Ada", difficulty="Normal", rules="House rules")
-    reach_my_discard(page)
+    reach_my_discard(page, server)
     card = hand_cards(page).last
     thrown = name(card.get_attribute("aria-label"))
     mouse_drag(page, card, page.get_by_role("button", name=re.compile(r"^Discard pile")))
