@@ -60,7 +60,10 @@ def test_dragging_a_card_onto_the_discard_pile_discards_it(server, new_page):
     expect(hand_cards(page)).to_have_count(10)
     assert thrown not in [name(label) for label in hand_labels(page)]
     short = page.get_by_role("listitem").filter(has_text=re.compile(r"^You discarded "))
-    expect(short).to_have_count(1)
+    # Listed once; unless the computer knocked at once in reply, and the hand's result shows.
+    expect(short.or_(page.get_by_role("dialog"))).not_to_have_count(0)
+    if short.count():
+        expect(short).to_have_count(1)
 
 
 def test_dragging_cards_with_the_mouse_puts_them_in_your_own_order(server, new_page):
