@@ -57,12 +57,12 @@ def test_dragging_a_card_onto_the_discard_pile_discards_it(server, new_page):
     thrown = name(card.get_attribute("aria-label"))
     mouse_drag(page, card, page.get_by_role("button", name=re.compile(r"^Discard pile")))
     not_busy(page)
-    expect(hand_cards(page)).to_have_count(10)
-    assert thrown not in [name(label) for label in hand_labels(page)]
     short = page.get_by_role("listitem").filter(has_text=re.compile(r"^You discarded "))
-    # Listed once; unless the computer knocked at once in reply, and the hand's result shows.
-    expect(short.or_(page.get_by_role("dialog"))).not_to_have_count(0)
-    if short.count():
+    ended = page.get_by_role("dialog")  # the computer knocked at once in reply (a random deal)
+    expect(short.or_(ended)).not_to_have_count(0)
+    if not ended.count():
+        expect(hand_cards(page)).to_have_count(10)
+        assert thrown not in [name(label) for label in hand_labels(page)]
         expect(short).to_have_count(1)
 
 
