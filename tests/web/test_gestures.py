@@ -59,7 +59,7 @@ def test_dragging_a_card_onto_the_discard_pile_discards_it(server, new_page):
     not_busy(page)
     short = page.get_by_role("listitem").filter(has_text=re.compile(r"^You discarded "))
     ended = page.get_by_role("dialog")  # the computer knocked at once in reply (a random deal)
-    expect(short.or_(ended)).not_to_have_count(0)
+    expect(short.or_(ended)).not_to_have_count(0, timeout=15000)  # slow under the whole suite
     if not ended.count():
         expect(hand_cards(page)).to_have_count(10)
         assert thrown not in [name(label) for label in hand_labels(page)]
