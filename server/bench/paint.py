@@ -9,7 +9,11 @@ prints the cumulative layout shift (CLS, shifts without recent input: what the m
 and every shift's total (even those just after a tap), during the selections and over the whole
 hand. ``tests/web/test_paint.py`` holds selecting cards to no layout shift at all.
 
-Phone (390x844, touch) by default; ``--desktop`` for 1280x800.
+Phone (390x844, touch) by default; ``--desktop`` for 1280x800. ``--rtt MS`` adds that much
+latency to every request (Chromium's network emulation), as a phone's connection would;
+``--compare`` also times the page as its files lie on disk (``/index.html``: a stylesheet per
+file, modules found import by import) beside the page as served (``/``: one joined stylesheet,
+every module preloaded; ``server/transport/page.py``), loads interleaved.
 """
 
 from __future__ import annotations
@@ -108,7 +112,7 @@ def turn(page: Any, touch: bool) -> dict[str, float] | None:
     }
 
 
-def run(base: str, *, turns: int, desktop: bool) -> dict[str, Any]:
+def run(base: str, *, turns: int, desktop: bool, rtt: float = 0, entry: str = "/") -> dict[str, Any]:
     from playwright.sync_api import sync_playwright
 
     options: dict[str, Any] = (
@@ -123,13 +127,33 @@ def run(base: str, *, turns: int, desktop: bool) -> dict[str, Any]:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
         context = browser.new_context(**options)
         context.add_init_script(SHIFTS)
-        page = context.new_page()
-        page.goto(base + "/")
+
+        def new_page() -> Any:
+            page = context.new_page()
+            if rtt:
+                cdp = context.new_cdp_session(page)
+                cdp.send("Network.enable")
+                conditions = {
+                    "offline": False,
+                    "latency": rtt,
+                    "downloadThroughput": -1,
+                    "uploadThroughput": -1,
+                }
+                cdp.send("Network.emulateNetworkConditions", conditions)
+            return page
+
+        page = new_page()
+        page.goto(base + entry)
         page.get_by_role("heading", level=1).first.wait_for()
         out["start_fcp_ms"] = page.evaluate(FCP)
+        again = new_page()  # a second visit: the same browser, its cache warm
+        again.goto(base + entry)
+        again.get_by_role("heading", level=1).first.wait_for()
+        out["again_fcp_ms"] = again.evaluate(FCP)
+        again.close()
         page.evaluate("p => localStorage.setItem('ginrummy.player', JSON.stringify(p))", player)
-        table = context.new_page()
-        table.goto(f"{base}/#/play/{match['match_id']}")
+        table = new_page()
+        table.goto(f"{base}{entry}#/play/{match['match_id']}")
         table.locator("button.hand-card").first.wait_for()
         out["table_fcp_ms"] = table.evaluate(FCP)
         out["table_hand_ms"] = table.evaluate("window.__handAt")
@@ -148,7 +172,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=3, help="turns to play on the table (default 3)")
     parser.add_argument("--runs", type=int, default=3, help="fresh page loads to time (default 3)")
     parser.add_argument("--desktop", action="store_true", help="1280x800 instead of a 390x844 phone")
+    parser.add_argument("--rtt", type=float, default=0, help="milliseconds of latency added to every request")
+    parser.add_argument("--compare", action="store_true", help="also time the page as its files lie on disk")
     args = parser.parse_args(argv)
+    entries = {"/": "as served"} | ({"/index.html": "files as on disk"} if args.compare else {})
     with tempfile.TemporaryDirectory() as tmp:
         server = load.start_server(
             f"sqlite+aiosqlite:///{Path(tmp) / 'paint.db'}", Path(tmp), {"GINRUMMY_BOT_DELAY": "0"}
@@ -164,22 +191,29 @@ def main(argv: list[str] | None = None) -> int:
                     if time.monotonic() > deadline:
                         raise
                     time.sleep(0.1)
-            results = [
-                run(server.url, turns=args.turns if i == 0 else 0, desktop=args.desktop)
-                for i in range(args.runs)
-            ]
+            results: dict[str, list[dict[str, Any]]] = {entry: [] for entry in entries}
+            for i in range(args.runs):
+                for entry in entries:
+                    turns = args.turns if i == 0 and entry == "/" else 0
+                    results[entry].append(
+                        run(server.url, turns=turns, desktop=args.desktop, rtt=args.rtt, entry=entry)
+                    )
         finally:
             load.stop_server(server)
-    first = results[0]
-    for key, label in (
-        ("start_fcp_ms", "start page, first contentful paint"),
-        ("table_fcp_ms", "table, first contentful paint"),
-        ("table_hand_ms", "table, hand drawn"),
-    ):
-        values = [r[key] for r in results if r[key] is not None]
-        print(
-            f"{label:40s} median {statistics.median(values):7.0f} ms   max {max(values):7.0f} ms   ({len(values)} loads)"
-        )
+    first = results["/"][0]
+    print(f"added latency per request: {args.rtt:.0f} ms; {'desktop' if args.desktop else 'phone'}")
+    for entry, name in entries.items():
+        for key, label in (
+            ("start_fcp_ms", "start page, first contentful paint"),
+            ("again_fcp_ms", "start page again, cache warm"),
+            ("table_fcp_ms", "table, first contentful paint"),
+            ("table_hand_ms", "table, hand drawn"),
+        ):
+            values = [r[key] for r in results[entry] if r[key] is not None]
+            print(
+                f"{name:17s} {label:36s} median {statistics.median(values):7.0f} ms   "
+                f"max {max(values):7.0f} ms   ({len(values)} loads)"
+            )
     print(
         f"{'CLS while selecting cards':40s} {first['select_cls']!s:>7}   (every shift, even just after a tap: {first['select_all']})"
     )

@@ -8,6 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from server.config import Settings
 from server.service import Broadcaster, MatchService, Metrics
 
+from .page import PageCache
 from .ratelimit import RestLimiter
 
 SETTINGS = web.AppKey("settings", Settings)
@@ -17,3 +18,4 @@ ENGINE = web.AppKey("engine", AsyncEngine)
 LIMITER = web.AppKey("limiter", RestLimiter)
 SOCKETS = web.AppKey("sockets", set[web.WebSocketResponse])
 BROADCASTER = web.AppKey("broadcaster", Broadcaster)
+PAGE = web.AppKey("page", PageCache)

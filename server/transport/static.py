@@ -1,6 +1,7 @@
-"""The browser client's static files from ``clients/web/`` (``index.html`` at ``/``), or a
-small placeholder page while that folder does not exist. Only files inside the folder are
-served; nothing else on disk is reachable."""
+"""The browser client's static files from ``clients/web/``: the page at ``/`` (``index.html``
+as :mod:`.page` serves it, with one joined stylesheet at ``/app.css``), or a small placeholder
+page while that folder does not exist. Only files inside the folder are served; nothing else on
+disk is reachable."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from pathlib import Path
 from aiohttp import web
 
 from .. import resources
-from .keys import SETTINGS
+from .keys import PAGE, SETTINGS
+from .page import STYLESHEET, Page, PageCache
 
 PLACEHOLDER = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -18,6 +20,9 @@ PLACEHOLDER = """<!doctype html>
 <p>The browser client is not installed here yet. The API is documented at <a href="/api/docs">/api/docs</a>
 (<a href="/api/openapi.json">OpenAPI</a>).</p></body></html>
 """
+
+
+IMMUTABLE = "public, max-age=31536000, immutable"
 
 
 def _file(root: Path, rel: str) -> Path | None:
@@ -31,11 +36,34 @@ def _file(root: Path, rel: str) -> Path | None:
     return path
 
 
-async def index(request: web.Request) -> web.StreamResponse:
+def _page(request: web.Request) -> Page | None:
     path = _file(request.app[SETTINGS].static_dir, "index.html")
-    if path is None:
+    return None if path is None else request.app[PAGE].get(path.parent)
+
+
+async def index(request: web.Request) -> web.StreamResponse:
+    page = _page(request)
+    if page is None:
         return web.Response(text=PLACEHOLDER, content_type="text/html")
-    return web.FileResponse(path, headers={"Cache-Control": "no-cache"})
+    return web.Response(text=page.html, content_type="text/html", headers={"Cache-Control": "no-cache"})
+
+
+async def versioned(request: web.Request) -> web.StreamResponse:
+    """A file of the page under ``v/VERSION/`` (the joined stylesheet, or any file of the folder):
+    cached for a year when VERSION is the current one; an older version gets today's file,
+    revalidated each time."""
+    page = _page(request)
+    if page is None:
+        raise web.HTTPNotFound(reason="no such file")
+    rel = request.match_info["path"]
+    current = request.match_info["version"] == page.version
+    headers = {"Cache-Control": IMMUTABLE if current else "no-cache"}
+    if rel == STYLESHEET:
+        return web.Response(body=page.stylesheet, content_type="text/css", charset="utf-8", headers=headers)
+    path = _file(request.app[SETTINGS].static_dir, rel)
+    if path is None:
+        raise web.HTTPNotFound(reason="no such file")
+    return web.FileResponse(path, headers=headers)
 
 
 async def asset(request: web.Request) -> web.StreamResponse:
@@ -49,6 +77,8 @@ async def asset(request: web.Request) -> web.StreamResponse:
 
 
 def setup(app: web.Application) -> None:
+    app[PAGE] = PageCache()
     app.router.add_get("/", index)
+    app.router.add_get("/v/{version}/{path:.+}", versioned)
     # Registered last: API routes always win over a file of the same name.
     app.router.add_get("/{path:.+}", asset)
