@@ -69,3 +69,9 @@ def test_an_option_after_token_is_still_an_option_not_the_token(no_token_variabl
     with pytest.raises(SystemExit):
         cli.parse_args(["verify", "m_1", "--token", "--server", "http://h:1"])
     assert "--token: expected one argument" in capsys.readouterr().err
+
+
+def test_a_short_option_after_token_is_still_an_option(no_token_variable, capsys):
+    with pytest.raises(SystemExit):
+        cli.parse_args(["verify", "m_1", "--token", "-h"])
+    assert "--token: expected one argument" in capsys.readouterr().err

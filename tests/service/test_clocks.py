@@ -11,24 +11,16 @@ from datetime import timedelta
 
 import pytest
 
-from server.service import FakeClock, MatchService, SeatUpdate, SequentialIds, TimeControl
+from server.service import FakeClock, MatchService, SequentialIds, TimeControl
 from server.service.clocks import TIMEOUT_ID
 from server.service.errors import BadRequest, Conflict
 from server.storage import MemoryStore, SqlStore
 from server.transport.present import encode, record, state_message
 
 from ..storage.databases import database
+from .helpers import Recorder
 
 REALTIME = TimeControl.realtime(20, 120)
-
-
-class Recorder:
-    def __init__(self, seat):
-        self.seat = seat
-        self.messages: list[dict] = []
-
-    def deliver(self, update: SeatUpdate) -> None:
-        self.messages.append(json.loads(state_message(update)))
 
 
 def make_service(store=None, clock=None, ids=None, **kwargs) -> MatchService:

@@ -5,25 +5,16 @@ multiplier, as the first upcard of that hand (from the match record) says."""
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 
 import pytest
 
 from server.bots import DIFFICULTIES
-from server.service import MatchService, SeatUpdate
+from server.service import MatchService
 from server.service.ids import SequentialIds
 from server.storage import SqlStore, create_engine, upgrade
-from server.transport.present import state_message
 
-
-class Recorder:
-    def __init__(self, seat):
-        self.seat = seat
-        self.messages: list[dict] = []
-
-    def deliver(self, update: SeatUpdate) -> None:
-        self.messages.append(json.loads(state_message(update)))
+from .helpers import Recorder
 
 
 @pytest.fixture

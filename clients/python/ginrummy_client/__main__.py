@@ -111,25 +111,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
-    found: set[str] = set()
-    for action in parser._actions:
-        found.update(action.option_strings)
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                found |= _option_strings(sub)
-    return found
-
-
-def _glue_pasted(argv: Sequence[str], options: set[str]) -> list[str]:
+def _glue_pasted(argv: Sequence[str]) -> list[str]:
     """``--token -abc`` as ``--token=-abc``: argparse reads a value beginning with '-' as an
     option ("expected one argument"), and one in 64 of the tokens the server used to issue
-    began so. A following word that is itself an option (or ``--``) is left alone."""
+    began so. A following word that looks like an option (``--`` anything, or ``-`` and one
+    letter, as ``-h``; no token or invite is that short) is left alone."""
     glued: list[str] = []
     i = 0
     while i < len(argv):
         word, value = argv[i], argv[i + 1] if i + 1 < len(argv) else None
-        if word in PASTED and value and value.startswith("-") and value != "--" and value not in options:
+        if (
+            word in PASTED
+            and value
+            and value.startswith("-")
+            and not value.startswith("--")
+            and len(value) > 2
+        ):
             glued.append(f"{word}={value}")
             i += 2
         else:
@@ -141,7 +138,7 @@ def _glue_pasted(argv: Sequence[str], options: set[str]) -> list[str]:
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = build_parser()
     words = sys.argv[1:] if argv is None else argv
-    return parser.parse_args(_glue_pasted(words, _option_strings(parser)))
+    return parser.parse_args(_glue_pasted(words))
 
 
 async def _export(args: argparse.Namespace) -> int:
