@@ -7,14 +7,6 @@ from __future__ import annotations
 import pytest
 from ginrummy_client import GinRummyClient, Unauthorized
 
-from tests.live_server import live_server
-
-
-@pytest.fixture(scope="module")
-def base_url(tmp_path_factory):
-    with live_server(tmp_path_factory.mktemp("server")) as url:
-        yield url
-
 
 async def test_login_lists_and_revokes_sessions(base_url):
     laptop = GinRummyClient(base_url)

@@ -12,15 +12,7 @@ from ginrummy_client.__main__ import main
 from ginrummy_client.arena import run_arena
 from ginrummy_client.strategies import quick
 
-from tests.live_server import live_server
-
 pytestmark = pytest.mark.timeout(120)
-
-
-@pytest.fixture(scope="module")
-def base_url(tmp_path_factory):
-    with live_server(tmp_path_factory.mktemp("server")) as url:
-        yield url
 
 
 async def test_the_client_exports_a_match_and_streams_all_finished_ones(base_url, tmp_path):

@@ -12,7 +12,7 @@ import sys
 from ginrummy_client import GinRummyClient
 
 from ..live_server import live_server
-from .test_live import CLIENT_ROOT
+from .live import CLIENT_ROOT
 
 
 async def test_the_example_bot_plays_a_ladder_pair_against_a_reference(tmp_path):

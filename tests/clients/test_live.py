@@ -6,9 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
-import sys
-from pathlib import Path
 
 import pytest
 from ginrummy_client import (
@@ -24,45 +21,24 @@ from ginrummy_client import (
     discard,
     knock,
 )
-from ginrummy_client.arena import load_strategy, run_arena
 from ginrummy_client.rest import ws_url_for
 from ginrummy_client.strategies import quick
-from ginrummy_client.terminal import TerminalUI
 from websockets.asyncio.client import connect as ws_connect
 from websockets.asyncio.server import serve as ws_serve
 
 from tests.live_server import free_port, live_server
 
+from .live import check_final, finish_hand, player, to_discard_phase
+
 # A server that stops answering must fail a test, not hang the suite.
 pytestmark = pytest.mark.timeout(120)
-
-CLIENT_ROOT = Path(__file__).resolve().parents[2] / "clients" / "python"
-
-
-@pytest.fixture(scope="module")
-def base_url(tmp_path_factory):
-    with live_server(tmp_path_factory.mktemp("server")) as url:
-        yield url
-
-
-async def _player(base_url: str, name: str) -> GinRummyClient:
-    client = GinRummyClient(base_url)
-    await client.create_player(name)
-    return client
-
-
-def _check_final(final: MatchView, target: int = 100) -> None:
-    assert final.is_over and final.status == "finished"
-    assert final.outcome is not None and final.outcome.reason == "target"
-    assert final.scores[final.outcome.winner] >= target > final.scores[1 - final.outcome.winner]
-
 
 # --- whole matches ------------------------------------------------------------------------------
 
 
 async def test_the_library_plays_complete_matches_against_every_computer_level_and_preset(base_url):
     async def one(level: str, rules: str) -> None:
-        client = await _player(base_url, f"Ada {level}")
+        client = await player(base_url, f"Ada {level}")
         ticket = await client.create_match(opponent="computer", difficulty=level, rules=rules)
         assert ticket.summary.difficulty == level and ticket.invite is None
         seen: list[MatchView] = []
@@ -73,7 +49,7 @@ async def test_the_library_plays_complete_matches_against_every_computer_level_a
 
         async with client.connect(ticket) as conn:
             final = await conn.play(choose)
-        _check_final(final)
+        check_final(final)
         # Every state acted on was this seat's turn, and versions only went up.
         assert all(v.my_turn and v.seat == ticket.seat for v in seen)
         assert [v.version for v in seen] == sorted({v.version for v in seen})
@@ -98,13 +74,13 @@ async def test_the_library_plays_complete_matches_against_every_computer_level_a
 
 
 async def test_two_library_clients_play_each_other_through_an_invite(base_url):
-    ada = await _player(base_url, "Ada")
-    bob = await _player(base_url, "Bob")
+    ada = await player(base_url, "Ada")
+    bob = await player(base_url, "Bob")
     ticket = await ada.create_match(opponent="human", rules="classic")
     assert ticket.invite is not None and ticket.invite.code
     joined = await bob.join_invite(ticket.invite.url or f"{ticket.match_id}:{ticket.invite.code}")
     assert joined.match_id == ticket.match_id and joined.seat == 1 - ticket.seat
-    eve = await _player(base_url, "Eve")
+    eve = await player(base_url, "Eve")
     with pytest.raises((Conflict, Forbidden)):  # the seat is taken
         await eve.join_match(ticket.match_id, ticket.invite.code)
 
@@ -116,7 +92,7 @@ async def test_two_library_clients_play_each_other_through_an_invite(base_url):
 
     async with ada.connect(ticket) as a, bob.connect(joined) as b:
         final_a, final_b = await asyncio.gather(a.play(watching), b.play(watching))
-    _check_final(final_a)
+    check_final(final_a)
     # Neither player ever learnt which card the other drew from the stock.
     stock_draws = [e for v in seen for e in v.hand.history if e.kind == "draw" and e.source == "stock"]
     assert stock_draws and all(e.card is None for e in stock_draws)
@@ -129,34 +105,11 @@ async def test_two_library_clients_play_each_other_through_an_invite(base_url):
 # --- resuming -----------------------------------------------------------------------------------
 
 
-async def _to_discard_phase(conn) -> MatchView:
-    """Play on until this seat must discard (it has drawn or taken a card)."""
-    while True:
-        view = await conn.turn()
-        assert view is not None
-        if view.hand.phase == "discard":
-            return view
-        with contextlib.suppress(StaleVersion):  # the match moved on meanwhile: look again
-            await conn.act(quick(view), version=view.version)
-
-
-async def _finish_hand(conn, number: int) -> None:
-    """Play on until hand ``number`` has a result (the match may end with it)."""
-    while True:
-        view = await conn.turn()
-        if view is None or view.hand_number > number:
-            done = conn.view
-            assert done.hand_number > number or done.is_over
-            return
-        with contextlib.suppress(StaleVersion):
-            await conn.act(quick(view), version=view.version)
-
-
 async def test_a_dropped_connection_mid_hand_resumes_and_applies_nothing_twice(base_url):
-    client = await _player(base_url, "Ada")
+    client = await player(base_url, "Ada")
     ticket = await client.create_match(difficulty="normal")
     async with client.connect(ticket, reconnect_delays=(0.05, 0.2)) as conn:
-        view = await _to_discard_phase(conn)
+        view = await to_discard_phase(conn)
         action = quick(view)
         # Send, then lose the socket before the ack can arrive.
         task = asyncio.create_task(conn.act(action, version=view.version))
@@ -174,7 +127,7 @@ async def test_a_dropped_connection_mid_hand_resumes_and_applies_nothing_twice(b
 
         # A drop while the computer moves, then the hand carries on to its end.
         conn.abort()
-        await _finish_hand(conn, view.hand_number)
+        await finish_hand(conn, view.hand_number)
         # The hand may have ended before the drop (a knock), leaving nothing to send that would
         # wait for the reconnection: wait for the state answering the new hello instead.
         while conn.reconnects < 2:
@@ -219,10 +172,10 @@ async def test_an_ack_lost_with_the_connection_is_recovered_and_the_action_appli
     cutter = _AckCutter(ws_url_for(base_url))
     async with ws_serve(cutter.relay, "127.0.0.1", 0) as relay:
         relay_url = f"ws://127.0.0.1:{relay.sockets[0].getsockname()[1]}/ws"
-        client = await _player(base_url, "Ada")
+        client = await player(base_url, "Ada")
         ticket = await client.create_match(difficulty="easy")
         async with client.connect(ticket, ws_url=relay_url) as conn:
-            view = await _to_discard_phase(conn)
+            view = await to_discard_phase(conn)
             left = view.hand.discard_deadwood
             action = min((a for a in view.legal_actions if a.kind == "discard"), key=lambda a: left[a.card])
             cutter.armed = True
@@ -245,11 +198,11 @@ async def test_a_match_carries_on_where_it_stopped_after_the_server_restarts(tmp
     # The helper blocks while the server starts or stops: keep it off the event loop.
     base = await asyncio.to_thread(stack.enter_context, live_server(tmp_path, port=port))
     try:
-        client = await _player(base, "Ada")
+        client = await player(base, "Ada")
         ticket = await client.create_match(difficulty="normal")
         options = {"reconnect_delays": (0.1, 0.25, 0.5), "max_reconnect_attempts": 60}
         async with client.connect(ticket, **options) as conn:
-            before = await _to_discard_phase(conn)
+            before = await to_discard_phase(conn)
             while conn.queued_states:
                 await conn.next_state()
             await asyncio.to_thread(stack.close)  # a graceful stop: the socket closes with 1001
@@ -262,16 +215,16 @@ async def test_a_match_carries_on_where_it_stopped_after_the_server_restarts(tmp
                 before.hand_number,
                 before.hand.hand,
             )
-            await _finish_hand(conn, before.hand_number)
+            await finish_hand(conn, before.hand_number)
     finally:
         await asyncio.to_thread(stack.close)
 
 
 async def test_an_action_sent_again_under_its_id_is_applied_once(base_url):
-    client = await _player(base_url, "Ada")
+    client = await player(base_url, "Ada")
     ticket = await client.create_match(difficulty="easy")
     async with client.connect(ticket) as conn:
-        view = await _to_discard_phase(conn)
+        view = await to_discard_phase(conn)
         action = quick(view)
         first = await conn.act(action, version=view.version, action_id="resend-me")
         # As if the ack had been lost: the same id, the same (now old) version.
@@ -288,7 +241,7 @@ async def test_an_action_sent_again_under_its_id_is_applied_once(base_url):
 
 
 async def test_refusals_arrive_as_typed_errors_with_the_servers_codes(base_url):
-    client = await _player(base_url, "Ada")
+    client = await player(base_url, "Ada")
     ticket = await client.create_match(difficulty="easy")
     async with client.connect(ticket) as conn:
         for _ in range(5):  # (a state that goes stale under us is looked at again)
@@ -320,7 +273,7 @@ async def test_refusals_arrive_as_typed_errors_with_the_servers_codes(base_url):
 
 
 async def test_a_watcher_sees_the_public_view_and_cannot_act(base_url):
-    client = await _player(base_url, "Ada")
+    client = await player(base_url, "Ada")
     ticket = await client.create_match(difficulty="easy")
     assert ticket.watch_token
     async with client.connect(ticket, token=ticket.watch_token) as watch:
@@ -333,156 +286,9 @@ async def test_a_watcher_sees_the_public_view_and_cannot_act(base_url):
 # --- the terminal client, the example bot, the arena ------------------------------------------------
 
 
-async def test_the_terminal_client_plays_a_hand_driven_through_its_input(base_url):
-    client = await _player(base_url, "Ada")
-    ticket = await client.create_match(difficulty="easy", rules="house")
-    out: list[str] = []
-    script = iter(["h", "x 1z", "d"])  # help, a malformed card, a command missing its pile
-
-    async with client.connect(ticket) as conn:
-
-        async def read(prompt: str) -> str:
-            typed = next(script, None)
-            if typed is None:
-                view = conn.view
-                # One whole hand, then leave the match to wait.
-                typed = "q" if view.hand_number >= 2 or view.is_over else str(quick(view))
-            out.append(prompt + typed)
-            return typed
-
-        ui = TerminalUI(conn, read, out.append, resign=lambda: client.resign(ticket.match_id))
-        result = await asyncio.wait_for(ui.run(), 60)
-    text = "\n".join(out)
-    assert result is None  # left with q, the match goes on
-    assert "Commands:" in text and "not a card" in text and "Draw from where?" in text
-    assert "=== Hand 1 · house rules · first to 100 · " in text
-    assert "Your hand: [" in text or "Your hand: " in text
-    assert "Stock: " in text and "Discard pile: " in text
-    assert "--- Hand 1: " in text
-    assert any(word in text for word in ("Gin: 25 + ", "Knock: ", "Undercut: 25 + ", "Dead hand"))
-    summary = await client.get_match(ticket.match_id)
-    assert summary.status == "active" and summary.hand_number >= 2
-
-
-async def test_resigning_from_the_terminal_ends_the_match_for_the_other_seat(base_url):
-    client = await _player(base_url, "Ada")
-    ticket = await client.create_match(difficulty="normal")
-    out: list[str] = []
-
-    async def read(prompt: str) -> str:
-        return "resign"
-
-    async with client.connect(ticket) as conn:
-        ui = TerminalUI(conn, read, out.append, resign=lambda: client.resign(ticket.match_id))
-        final = await asyncio.wait_for(ui.run(), 30)
-    assert final is not None and final.outcome.reason == "resign"
-    assert final.outcome.winner == 1 - ticket.seat
-    assert "Computer (Normal) wins the match. (You resigned) ===" in "\n".join(out)
-
-
-async def test_the_terminal_client_shows_a_watcher_every_move(base_url):
-    client = await _player(base_url, "Ada")
-    ticket = await client.create_match(difficulty="easy")
-    out: list[str] = []
-
-    async def nothing(prompt: str) -> None:
-        raise AssertionError("a watcher is never asked for input")
-
-    async with client.connect(ticket, token=ticket.watch_token) as watch, client.connect(ticket) as conn:
-        ui = asyncio.create_task(TerminalUI(watch, nothing, out.append).run())
-        await _finish_hand(conn, 1)
-        await asyncio.sleep(0.2)
-        ui.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await ui
-    text = "\n".join(out)
-    assert "=== Hand 1 · house rules" in text and "Ada: " in text and "Computer (Easy): " in text
-    assert "Ada discarded " in text or "Ada knocked" in text
-    assert "Your hand" not in text  # a watcher has no hand
-    assert "--- Hand 1: " in text
-
-
-def test_the_terminal_client_runs_from_the_command_line(base_url):
-    import subprocess
-
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ginrummy_client",
-            "play",
-            "--server",
-            base_url,
-            "--difficulty",
-            "easy",
-            "--name",
-            "Cli",
-        ],
-        input="h\nq\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert "Commands:" in proc.stdout and "To come back:" in proc.stdout
-
-
-async def test_the_example_bot_finishes_a_match_joined_through_an_invite(base_url):
-    ada = await _player(base_url, "Ada")
-    ticket = await ada.create_match(opponent="human")
-    bot = await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(CLIENT_ROOT / "examples" / "example_bot.py"),
-        "--server",
-        base_url,
-        "--invite",
-        ticket.invite.url or f"{ticket.match_id}:{ticket.invite.code}",
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    try:
-        async with ada.connect(ticket) as conn:
-            final = await asyncio.wait_for(conn.play(quick), 120)
-        stdout, stderr = await asyncio.wait_for(bot.communicate(), 30)
-    finally:
-        if bot.returncode is None:
-            bot.kill()
-            await bot.wait()
-    assert bot.returncode == 0, stderr.decode()
-    _check_final(final)
-    lines = stdout.decode().splitlines()
-    assert lines[0].startswith(f"Example bot joined match {ticket.match_id} in seat {1 - ticket.seat}")
-    bot_score, my_score = final.scores[1 - ticket.seat], final.scores[ticket.seat]
-    verdict = "lost" if final.outcome.winner == ticket.seat else "won"
-    assert lines[-1] == f"{verdict} {bot_score} to {my_score} after {final.hand_number} hands"
-
-
-async def test_the_arena_runs_a_strategy_file_against_the_computer(base_url, tmp_path):
-    strategy_file = tmp_path / "mybot.py"
-    strategy_file.write_text(
-        "from ginrummy_client.strategies import quick\n\ndef choose(view):\n    return quick(view)\n"
-    )
-    lines: list[str] = []
-    report = await run_arena(
-        base_url,
-        load_strategy(f"{strategy_file}:choose"),
-        difficulty="easy",
-        matches=1,
-        strategy_name="mybot",
-        write=lines.append,
-    )
-    assert len(report.matches) == 1
-    line = report.matches[0]
-    assert line.hands >= 1 and line.won == (line.scores[0] >= 100)
-    assert line.points_for == line.scores[0] and line.points_against == line.scores[1]
-    text = "\n".join(lines)
-    assert "match   1:" in text and "points per hand" in text and "mybot vs the computer (easy)" in text
-
-
 async def test_the_creator_cancels_a_match_nobody_joined_and_the_invite_stops_working(base_url):
-    ada = await _player(base_url, "Ada")
-    bob = await _player(base_url, "Bob")
+    ada = await player(base_url, "Ada")
+    bob = await player(base_url, "Bob")
     ticket = await ada.create_match(opponent="human")
     assert ticket.invite is not None
     with pytest.raises(Forbidden):
@@ -504,7 +310,7 @@ async def test_the_library_and_the_command_line_give_the_analysis_of_a_match(bas
     from ginrummy_client import __main__ as cli
     from ginrummy_client.analysis import format_analysis
 
-    client = await _player(base_url, "Ada explained")
+    client = await player(base_url, "Ada explained")
     ticket = await client.create_match(opponent="computer", difficulty="easy")
     async with client.connect(ticket) as conn:
         view = await conn.turn()
@@ -521,47 +327,3 @@ async def test_the_library_and_the_command_line_give_the_analysis_of_a_match(bas
     )
     out = capsys.readouterr().out
     assert out.startswith("Deals: ") and f"Hand {final.hand_number}: " in out
-
-
-async def test_the_example_bot_seeks_and_plays_a_rated_match_paired_with_the_library(base_url):
-    from ginrummy_client import TimeControl
-
-    cy = await _player(base_url, "Cy")
-    async with cy.seek(rules="classic") as withdrawn:  # seeking, then cancelled: nothing left
-        assert withdrawn.seek_id and (await cy.lobby()).seeking >= 1
-        assert await withdrawn.cancel() is None
-    ada = await _player(base_url, "Ada")
-    bot = await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(CLIENT_ROOT / "examples" / "example_bot.py"),
-        *("--server", base_url, "--seek", "--rated", "--clock", "20+120"),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    try:
-        assert (await asyncio.wait_for(bot.stdout.readline(), 30)).decode().startswith("Example bot seeks")
-        for _ in range(200):  # the bot's seek is open once the lobby counts it
-            if (await ada.lobby()).seeking:
-                break
-            await asyncio.sleep(0.05)
-        async with ada.seek(time_control=TimeControl("realtime", 20, 120), rated=True) as seek:
-            pairing = await seek.paired(timeout=30)
-        assert pairing.opponent == "human" and pairing.seat == 1  # the bot sought first
-        async with ada.connect(pairing.match_id) as conn:
-            final = await asyncio.wait_for(conn.play(quick), 120)
-        stdout, stderr = await asyncio.wait_for(bot.communicate(), 30)
-    finally:
-        if bot.returncode is None:
-            bot.kill()
-            await bot.wait()
-    assert bot.returncode == 0, stderr.decode()
-    _check_final(final)
-    lines = stdout.decode().splitlines()
-    assert lines[0] == f"Example bot was paired into match {pairing.match_id} in seat 0"
-    for _ in range(100):  # the ratings follow the last action a moment later
-        rating = await ada.rating()
-        if rating.rating is not None:
-            break
-        await asyncio.sleep(0.05)
-    assert rating.rating is not None and rating.rating.games == 1

@@ -7,15 +7,7 @@ from __future__ import annotations
 import pytest
 from ginrummy_client import Conflict, GinRummyClient, NotFound
 
-from tests.live_server import live_server
-
 pytestmark = pytest.mark.timeout(120)
-
-
-@pytest.fixture(scope="module")
-def base_url(tmp_path_factory):
-    with live_server(tmp_path_factory.mktemp("server")) as url:
-        yield url
 
 
 async def _player(base_url: str, name: str) -> GinRummyClient:
