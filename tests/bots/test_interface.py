@@ -106,6 +106,15 @@ def test_same_seed_and_view_give_the_same_action_in_any_order(difficulty: str) -
         assert a in v.legal_actions
 
 
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_a_bot_holds_no_generator_between_its_decisions(difficulty: str) -> None:
+    # A bot is kept for every live match against the computer: a generator's 2.5 KB each.
+    hand = deal(RULES["house"], starter=0, seed="idle")
+    player = bot(difficulty, 5)
+    player.choose(hand.view(hand.to_act))
+    assert player._rng is None
+
+
 def test_different_seeds_may_differ_but_never_leave_the_legal_actions() -> None:
     hand = deal(RULES["house"], starter=0, seed="seeds")
     hand.apply(hand.legal_actions()[1])  # pass

@@ -22,7 +22,20 @@ def centre(locator) -> tuple[float, float]:
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
 
+def settled(page) -> None:
+    """Wait until no card is moving: a card measured in flight (the one just drawn, on its way
+    from the stock) is somewhere else by the time the pointer goes down, and the drag becomes a
+    text selection across the table (seen in whole-suite runs, where pages animate slowly)."""
+    # Polled from here: wait_for_function evaluates a string, which the page's CSP forbids.
+    for _ in range(100):
+        if page.evaluate("() => document.getAnimations().every((a) => a.playState !== 'running')"):
+            return
+        page.wait_for_timeout(50)
+    pytest.fail("cards still moving after 5 s")
+
+
 def mouse_drag(page, source, target) -> None:
+    settled(page)
     x0, y0 = centre(source)
     x1, y1 = centre(target)
     page.mouse.move(x0, y0)
@@ -35,6 +48,7 @@ def mouse_drag(page, source, target) -> None:
 def touch_drag(page, source, target) -> None:
     """A finger drag, sent as real touch events (Chromium turns them into pointer events)."""
     cdp = page.context.new_cdp_session(page)
+    settled(page)
     x0, y0 = centre(source)
     x1, y1 = centre(target)
     cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]})
