@@ -1,9 +1,13 @@
-"""Helpers of the live client tests: a new player's client, a finished match's checks, and
-playing a connection on to a point of the hand."""
+"""Helpers of the live client tests: a new player's client, a finished match's checks, playing
+a connection on to a point of the hand, and the example bot in a process of its own."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import os
+import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from ginrummy_client import GinRummyClient, MatchView, StaleVersion
@@ -45,3 +49,22 @@ async def finish_hand(conn, number: int) -> None:
             return
         with contextlib.suppress(StaleVersion):
             await conn.act(quick(view), version=view.version)
+
+
+@contextlib.asynccontextmanager
+async def example_bot(*args: str) -> AsyncIterator[asyncio.subprocess.Process]:
+    """``examples/example_bot.py ARGS`` running, its output piped; killed if still running."""
+    bot = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(CLIENT_ROOT / "examples" / "example_bot.py"),
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        yield bot
+    finally:
+        if bot.returncode is None:
+            bot.kill()
+            await bot.wait()

@@ -6,38 +6,19 @@ CPU budget; the pair is then counted in both ladder ratings."""
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 
 from ginrummy_client import GinRummyClient
 
 from ..live_server import live_server
-from .live import CLIENT_ROOT
+from .live import example_bot
 
 
 async def test_the_example_bot_plays_a_ladder_pair_against_a_reference(tmp_path):
     env = {"GINRUMMY_LADDER_CPU": "1", "GINRUMMY_LADDER_REFERENCES": "easy", "GINRUMMY_BOT_WORKERS": "0"}
     with live_server(tmp_path, extra_env=env) as base_url:
-        bot = await asyncio.create_subprocess_exec(
-            sys.executable,
-            str(CLIENT_ROOT / "examples" / "example_bot.py"),
-            "--server",
-            base_url,
-            "--ladder",
-            "--owner",
-            "tests",
-            "--matches",
-            "2",
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-        try:
+        args = ("--server", base_url, "--ladder", "--owner", "tests", "--matches", "2")
+        async with example_bot(*args) as bot:
             stdout, stderr = await asyncio.wait_for(bot.communicate(), 120)
-        finally:
-            if bot.returncode is None:
-                bot.kill()
-                await bot.wait()
         assert bot.returncode == 0, stderr.decode()
         lines = stdout.decode().splitlines()
         assert "enrolled in the ladder" in lines[0]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import sys
 
 import pytest
@@ -14,7 +13,7 @@ from ginrummy_client.arena import load_strategy, run_arena
 from ginrummy_client.strategies import quick
 from ginrummy_client.terminal import TerminalUI
 
-from .live import CLIENT_ROOT, check_final, finish_hand, player
+from .live import check_final, example_bot, finish_hand, player
 
 # A server that stops answering must fail a test, not hang the suite.
 pytestmark = pytest.mark.timeout(120)
@@ -117,25 +116,11 @@ def test_the_terminal_client_runs_from_the_command_line(base_url):
 async def test_the_example_bot_finishes_a_match_joined_through_an_invite(base_url):
     ada = await player(base_url, "Ada")
     ticket = await ada.create_match(opponent="human")
-    bot = await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(CLIENT_ROOT / "examples" / "example_bot.py"),
-        "--server",
-        base_url,
-        "--invite",
-        ticket.invite.url or f"{ticket.match_id}:{ticket.invite.code}",
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    try:
+    invite = ticket.invite.url or f"{ticket.match_id}:{ticket.invite.code}"
+    async with example_bot("--server", base_url, "--invite", invite) as bot:
         async with ada.connect(ticket) as conn:
             final = await asyncio.wait_for(conn.play(quick), 120)
         stdout, stderr = await asyncio.wait_for(bot.communicate(), 30)
-    finally:
-        if bot.returncode is None:
-            bot.kill()
-            await bot.wait()
     assert bot.returncode == 0, stderr.decode()
     check_final(final)
     lines = stdout.decode().splitlines()
@@ -175,15 +160,7 @@ async def test_the_example_bot_seeks_and_plays_a_rated_match_paired_with_the_lib
         assert withdrawn.seek_id and (await cy.lobby()).seeking >= 1
         assert await withdrawn.cancel() is None
     ada = await player(base_url, "Ada")
-    bot = await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(CLIENT_ROOT / "examples" / "example_bot.py"),
-        *("--server", base_url, "--seek", "--rated", "--clock", "20+120"),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    try:
+    async with example_bot("--server", base_url, "--seek", "--rated", "--clock", "20+120") as bot:
         assert (await asyncio.wait_for(bot.stdout.readline(), 30)).decode().startswith("Example bot seeks")
         for _ in range(200):  # the bot's seek is open once the lobby counts it
             if (await ada.lobby()).seeking:
@@ -195,10 +172,6 @@ async def test_the_example_bot_seeks_and_plays_a_rated_match_paired_with_the_lib
         async with ada.connect(pairing.match_id) as conn:
             final = await asyncio.wait_for(conn.play(quick), 120)
         stdout, stderr = await asyncio.wait_for(bot.communicate(), 30)
-    finally:
-        if bot.returncode is None:
-            bot.kill()
-            await bot.wait()
     assert bot.returncode == 0, stderr.decode()
     check_final(final)
     lines = stdout.decode().splitlines()
