@@ -14,7 +14,7 @@ import pytest
 
 from server.storage import create_engine, upgrade
 from server.storage.group_commit import GroupCommitStore
-from server.storage.sqlite_writer import CHECKPOINT_EVERY
+from server.storage.sqlite_writer import CHECKPOINT_EVERY, INLINE_BELOW_RATE
 from tests.scale.test_group_commit import matches, step
 
 
@@ -141,3 +141,26 @@ async def test_when_the_loops_connection_cannot_open_the_batch_goes_to_the_write
     assert await store.commit(step(m, 1))
     assert (writer.inline_batches, writer.thread_batches, writer.inline) == (0, 1, None)
     assert stored_version(path, m.match_id) == 1
+
+
+async def test_at_a_high_rate_of_changes_every_batch_goes_to_the_writer_thread(sqlite_store):
+    store, path = sqlite_store
+    ms = await matches(store, 3)
+    writer = store.sqlite
+    assert writer is not None
+    clock = [100.0]
+    writer._monotonic = lambda: clock[0]
+    writer._second = clock[0]
+    # A busy second: the writer counts INLINE_BELOW_RATE changes (written inline, being small).
+    writer._this_second = INLINE_BELOW_RATE - 1
+    assert await store.commit(step(ms[0], 1))
+    assert (writer.inline_batches, writer.thread_batches) == (1, 0)
+    clock[0] += 1.0  # the next second: the last one was busy, so to the writer thread
+    assert await store.commit(step(ms[1], 1))
+    assert writer.last_second == INLINE_BELOW_RATE
+    assert (writer.inline_batches, writer.thread_batches) == (1, 1)
+    clock[0] += 2.5  # a quiet spell: small batches on the loop's thread again
+    assert await store.commit(step(ms[2], 1))
+    assert writer.last_second == 0
+    assert (writer.inline_batches, writer.thread_batches) == (2, 1)
+    assert all(stored_version(path, m.match_id) == 1 for m in ms)
