@@ -170,8 +170,8 @@ class Settings:
     """The references that play on the ladder."""
     sqlite_inline: int = 4
     """On a SQLite file, the largest batch of changes the group commit writes on the event loop's
-    own thread (when no other connection holds the file's write lock) rather than on its writer
-    thread: no thread hop each way (see server/storage/sqlite_writer.py). 0: every batch on the
+    own thread (at a light load, and when no other connection holds the file's write lock) rather
+    than on its writer thread: no thread hop each way (see server/storage/sqlite_writer.py). 0: every batch on the
     writer thread."""
     uvloop: bool = True
     """Run on uvloop when it is installed (the ``fast`` extra); else, or when off, asyncio's own
