@@ -17,7 +17,9 @@ reverse proxies whose ``X-Forwarded-For``/``-Proto``/``-Host`` are believed; def
 ``GINRUMMY_UVLOOP`` (``0`` to keep asyncio's event loop when uvloop is installed),
 ``GINRUMMY_GC_FREEZE_SECONDS`` (at most how often the young collections' survivors are frozen
 out of the collector's way; default 1, 0: never), ``GINRUMMY_GC_THRESHOLDS`` (the collector's three
-thresholds; default ``1000,10,10``; ``/`` may stand for the commas).
+thresholds; default ``1000,10,10``; ``/`` may stand for the commas), ``GINRUMMY_SQLITE_INLINE``
+(the largest batch of changes a SQLite file's group commit writes on the event loop's thread
+when the file is free, rather than on its writer thread; default 4, 0: none).
 """
 
 from __future__ import annotations
@@ -166,6 +168,11 @@ class Settings:
     0: the ladder schedules nothing). Set it on one process only (see server/service/ladder.py)."""
     ladder_references: tuple[str, ...] = tuple(REFERENCES)
     """The references that play on the ladder."""
+    sqlite_inline: int = 4
+    """On a SQLite file, the largest batch of changes the group commit writes on the event loop's
+    own thread (at a light load, and when no other connection holds the file's write lock) rather
+    than on its writer thread: no thread hop each way (see server/storage/sqlite_writer.py). 0: every batch on the
+    writer thread."""
     uvloop: bool = True
     """Run on uvloop when it is installed (the ``fast`` extra); else, or when off, asyncio's own
     event loop."""
@@ -209,6 +216,8 @@ class Settings:
             values["gc_thresholds"] = (int(parts[0]), int(parts[1]), int(parts[2]))
         if "GINRUMMY_UVLOOP" in env:
             values["uvloop"] = _flag("GINRUMMY_UVLOOP", env["GINRUMMY_UVLOOP"])
+        if "GINRUMMY_SQLITE_INLINE" in env:
+            values["sqlite_inline"] = int(env["GINRUMMY_SQLITE_INLINE"])
         if "GINRUMMY_LADDER_CPU" in env:
             values["ladder_cpu"] = float(env["GINRUMMY_LADDER_CPU"])
         if "GINRUMMY_LADDER_REFERENCES" in env:
@@ -259,6 +268,8 @@ class Settings:
         unknown = [r for r in self.ladder_references if r not in REFERENCES]
         if unknown or not self.ladder_references:
             raise ValueError(f"ladder references must be some of {', '.join(REFERENCES)} (not {unknown})")
+        if not 0 <= self.sqlite_inline <= 200:
+            raise ValueError("GINRUMMY_SQLITE_INLINE is 0 (off) to 200 (the largest batch) changes")
         if self.bot_workers < 0:
             raise ValueError("bot workers cannot be negative (0: think in a thread)")
         if self.broadcast not in ("local", "postgres"):

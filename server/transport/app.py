@@ -171,7 +171,10 @@ def service_ctx(
         # Postgres with our own broadcaster, the notification of a change rides in its commit.
         notify = chosen.channel if chosen.transactional else None
         store = GroupCommitStore(
-            app[ENGINE], notify_channel=notify, on_batch=app[METRICS].commit_batch_size.observe
+            app[ENGINE],
+            notify_channel=notify,
+            on_batch=app[METRICS].commit_batch_size.observe,
+            sqlite_inline=app[SETTINGS].sqlite_inline,
         )
         workers = app[SETTINGS].bot_workers
         limits = app[SETTINGS].limits

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import struct
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -63,7 +64,19 @@ READ_PAUSE_AT = 64
 drained: a burst the client reads is answered in full, and the client, not the queue, waits."""
 SLOW_CONSUMER_SECONDS = 10.0
 """How long a paused reader waits for the client to read before the socket closes with 1011."""
+WRITE_TOGETHER = 64
+"""The most queued messages framed together into one write."""
 _PONG = Pong()
+
+
+def text_frame(payload: bytes) -> bytes:
+    """One unfragmented, unmasked text frame (RFC 6455, 5.2), as a server sends it."""
+    n = len(payload)
+    if n < 126:
+        return bytes((0x81, n)) + payload
+    if n < 65536:
+        return struct.pack("!BBH", 0x81, 126, n) + payload
+    return struct.pack("!BBQ", 0x81, 127, n) + payload
 
 
 @dataclass(slots=True)
@@ -120,6 +133,9 @@ class Connection:
         self.session_id: str | None = None
         """The session of the player token its hello gave (None for a watch token)."""
         self.token_hash: str | None = None
+        self.transport: asyncio.Transport | None = getattr(request, "transport", None)
+        """The socket's transport (aiohttp's writer writes to the same one); None: none known
+        (every message through aiohttp's writer)."""
 
     # --- outgoing -----------------------------------------------------------------------------
 
@@ -162,10 +178,41 @@ class Connection:
                 return
             if self.ws.closed:
                 continue
+            if not self.outbox.empty() and self._write_together(text):
+                continue
             try:
                 await self.ws.send_str(text)
             except (ConnectionError, RuntimeError):
                 self.closing = True
+
+    def _write_together(self, first: str) -> bool:
+        """``first`` and the messages queued behind it (an ack and the state its action brought,
+        say) framed here and written at once: one system call, where aiohttp's writer makes one
+        per message, and on loopback each costs about as much as building a state message.
+        Only when the socket compresses nothing and its transport holds nothing unsent (the
+        client is reading); else False, and aiohttp's writer sends them one by one, waiting for
+        the client as it does. Every frame is written whole in one call, so frames never
+        interleave with aiohttp's own (its pings, a close)."""
+        transport = self.transport
+        if self.ws.compress or transport is None or transport.is_closing():
+            return False
+        if transport.get_write_buffer_size():
+            return False
+        frames = [text_frame(first.encode())]
+        stop = False
+        while not self.outbox.empty() and len(frames) < WRITE_TOGETHER:
+            text = self.outbox.get_nowait()
+            if text is None:
+                stop = True
+                break
+            frames.append(text_frame(text.encode()))
+        try:
+            transport.write(b"".join(frames))
+        except (ConnectionError, RuntimeError):
+            self.closing = True
+        if stop:
+            self.outbox.put_nowait(None)  # the last item: the loop stops at it next
+        return True
 
     async def flush_and_stop(self) -> None:
         self.outbox.put_nowait(None)

@@ -82,10 +82,14 @@ async def test_on_sqlite_a_batch_is_a_few_statements_whatever_its_size(tmp_path)
     store = GroupCommitStore(engine)
     try:
         ms = await matches(store, 80)
+        assert store.sqlite is not None
+        store.sqlite.inline_max = 0  # every batch on the writer thread
         assert await store.commit(step(ms[0], 1))  # opens the writer's connection
         statements: list[str] = []
-        store._sqlite.set_trace_callback(statements.append)
-        store._sqlite.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, 300)  # so it must cut too
+        conn = store.sqlite.threaded
+        assert conn is not None
+        conn.set_trace_callback(statements.append)
+        conn.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, 300)  # so it must cut too
         batches = store.batches
         ms[0] = (await store.load_match(ms[0].match_id))[0]
         stale = ms[1].copy()

@@ -33,6 +33,15 @@ def test_the_collectors_thresholds_come_from_the_environment():
     assert Settings.from_env({"GINRUMMY_GC_THRESHOLDS": "2000/5/10"}).gc_thresholds == (2000, 5, 10)
 
 
+def test_the_sqlite_batches_written_on_the_loops_thread_come_from_the_environment():
+    from server.storage.batch_sql import MAX_BATCH
+    from server.storage.sqlite_writer import INLINE_MAX
+
+    assert Settings.from_env({}).sqlite_inline == INLINE_MAX
+    assert Settings.from_env({"GINRUMMY_SQLITE_INLINE": "0"}).sqlite_inline == 0
+    assert Settings.from_env({"GINRUMMY_SQLITE_INLINE": str(MAX_BATCH)}).sqlite_inline == MAX_BATCH
+
+
 def test_migrations_at_startup_can_be_left_to_a_separate_job():
     assert Settings.from_env({}).migrate is True
     assert Settings.from_env({"GINRUMMY_MIGRATE": "0"}).migrate is False
@@ -102,6 +111,9 @@ def test_a_cpu_quota_is_read_from_either_cgroup_version(tmp_path, files, quota):
         {"GINRUMMY_GC_THRESHOLDS": "700,10"},
         {"GINRUMMY_GC_THRESHOLDS": "0,10,10"},
         {"GINRUMMY_GC_THRESHOLDS": "many,10,10"},
+        {"GINRUMMY_SQLITE_INLINE": "-1"},
+        {"GINRUMMY_SQLITE_INLINE": "201"},
+        {"GINRUMMY_SQLITE_INLINE": "some"},
     ],
 )
 def test_bad_settings_are_refused(env):

@@ -18,7 +18,10 @@ For each: ``--matches`` live matches set up, a paced phase (players pause unifor
 ``--think`` before each move: p50/p99 from a move to its acknowledgement, CPU per move), then a
 saturated phase (no pause: moves/s, CPU per move). CPU is the server process's CPU time (with
 its children) over the moves; memory per match is its RSS growth from idle to the end of the
-paced phase over the matches. The load generator offers permessage-deflate as browsers do
+paced phase over the matches. ``--variant name:KEY=VALUE,...`` (repeatable; ``root=DIR`` runs the
+server from another checkout, any other key is an environment variable of the server) runs each
+of our targets once more per variant in every round, as ``ours-hvh@name``: a change and what it
+replaces, measured interleaved in one run. The load generator offers permessage-deflate as browsers do
 (``--no-deflate``: it does not). Loopback only, bounded in count and time. Nothing here is a
 test: the ratios are printed beside the targets, met or not."""
 
@@ -29,9 +32,11 @@ import os
 import time
 from pathlib import Path
 
+from server.bench.load.scale import Variant
+from server.bench.load.servers import ROOT
 from server.bench.peer.node import DEFAULT_CACHE, NodeUnavailable, install
 from server.bench.peer.report import format_report
-from server.bench.peer.run import TARGETS, Figures, Options, run_round
+from server.bench.peer.run import TARGETS, Figures, Options, Target, run_round
 
 __all__ = ["main"]
 
@@ -51,6 +56,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--difficulty", default="normal", help="the computer in ours-hvc (default normal)")
     p.add_argument("--targets", default=",".join(TARGETS), help=f"comma-separated, of {', '.join(TARGETS)}")
+    p.add_argument(
+        "--variant",
+        dest="variants",
+        action="append",
+        default=[],
+        help="name:KEY=VALUE,... (root=DIR: another checkout); our targets run once more per variant",
+    )
     p.add_argument(
         "--no-deflate", action="store_true", help="the load generator offers no permessage-deflate"
     )
@@ -78,13 +90,23 @@ def main(argv: list[str] | None = None) -> int:
     options = Options(
         args.matches, args.paced, args.saturate, args.think, args.difficulty, not args.no_deflate
     )
+    targets: dict[str, Target] = {}
+    for name in names:
+        targets[name] = TARGETS[name]
+        if TARGETS[name].server == "ours":
+            for spec in args.variants:
+                v = Variant.parse(spec)
+                root = None if v.root == ROOT else v.root
+                variant = TARGETS[name].variant(v.name, v.env, root)
+                targets[variant.name] = variant
+    names = list(targets)
     results: dict[str, list[Figures]] = {n: [] for n in names}
     started = time.monotonic()
     for round_no in range(1, args.rounds + 1):
         for name in names:
             began = time.monotonic()
             try:
-                figures = run_round(node_dir, TARGETS[name], options)
+                figures = run_round(node_dir, targets[name], options)
             except RuntimeError as e:  # one target's failed round must not lose the others'
                 print(
                     f"round {round_no} {name}: failed after {time.monotonic() - began:.1f} s: {e}", flush=True
@@ -106,5 +128,5 @@ def main(argv: list[str] | None = None) -> int:
         f"permessage-deflate {'offered' if options.deflate else 'off'}, {time.monotonic() - started:.0f} s, "
         f"load average {load:.1f} on {os.cpu_count()} cores"
     )
-    print(format_report(results, header))
+    print(format_report(results, header, targets))
     return 0

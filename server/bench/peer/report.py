@@ -7,7 +7,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import asdict
 
-from server.bench.peer.run import TARGETS, Figures
+from server.bench.peer.run import TARGETS, Figures, Target
 
 COLUMNS = (
     ("moves_per_s_saturated", "moves/s saturated", "{:,.0f}"),
@@ -56,7 +56,12 @@ def _fmt(fmt: str, value: float | None) -> str:
     return "-" if value is None else fmt.format(value)
 
 
-def format_report(results: dict[str, list[Figures]], header: str) -> str:
+def format_report(
+    results: dict[str, list[Figures]], header: str, targets: dict[str, Target] | None = None
+) -> str:
+    """``targets``: the targets run, by name (variants of ours among them); TARGETS if None. A
+    variant of ours (``ours-hvh@name``) gets the ratios of the target it varies."""
+    targets = TARGETS if targets is None else targets
     table = {name: medians(rounds) for name, rounds in results.items() if rounds}
     lines = [header, ""]
     lines.append(
@@ -73,13 +78,14 @@ def format_report(results: dict[str, list[Figures]], header: str) -> str:
         cells = [_fmt(fmt, row[key]) for key, _, fmt in COLUMNS]
         moves = f"{row['paced_moves']:,.0f} / {row['saturated_moves']:,.0f}"
         err = ", ".join(f"{c} {n}" for c, n in sorted(errors.items())) or "0"
-        lines.append(f"| {TARGETS[name].title} | " + " | ".join(cells) + f" | {moves} | {err} |")
+        lines.append(f"| {targets[name].title} | " + " | ".join(cells) + f" | {moves} | {err} |")
     lines += ["", "Ratios (ours / boardgame.io, medians of the rounds; target from issue 14):"]
-    for ours, theirs, key, label, goal in RATIOS:
-        if ours not in table or theirs not in table:
-            continue
-        a, b = table[ours][key], table[theirs][key]
-        ratio = "-" if a is None or not b else f"{a / b:.2f}x"
-        target = f"  (target {goal})" if goal else ""
-        lines.append(f"  {ours} vs {theirs}, {label}: {ratio}{target}")
+    for base, theirs, key, label, goal in RATIOS:
+        for ours in (n for n in table if n == base or n.startswith(base + "@")):
+            if theirs not in table:
+                continue
+            a, b = table[ours][key], table[theirs][key]
+            ratio = "-" if a is None or not b else f"{a / b:.2f}x"
+            target = f"  (target {goal})" if goal else ""
+            lines.append(f"  {ours} vs {theirs}, {label}: {ratio}{target}")
     return "\n".join(lines)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from server.bench.load.measure import cpu_seconds, rss_bytes
-from server.bench.load.servers import free_port, start_server, stop_server, wait_healthy
+from server.bench.load.servers import ROOT, free_port, start_server, stop_server, wait_healthy
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +32,22 @@ class Target:
     """``ours`` or ``bgio``."""
     mode: str = "hvh"
     storage: str = "memory"
+    env: tuple[tuple[str, str], ...] = ()
+    """Ours: more environment variables of the server (a variant)."""
+    root: Path | None = None
+    """Ours: the checkout to run the server from (a variant; None: this one)."""
+
+    def variant(self, name: str, env: dict[str, str], root: Path | None) -> Target:
+        """This target run as variant ``name``: named ``<target>@<name>``."""
+        return Target(
+            f"{self.name}@{name}",
+            f"{self.title} [{name}]",
+            self.server,
+            self.mode,
+            self.storage,
+            tuple(env.items()),
+            root,
+        )
 
 
 TARGETS = {
@@ -115,9 +131,12 @@ def _bgio_server(node_dir: Path, storage: str, folder: Path) -> Iterator[tuple[s
 
 
 @contextlib.contextmanager
-def _our_server(folder: Path) -> Iterator[tuple[str, int]]:
+def _our_server(folder: Path, target: Target) -> Iterator[tuple[str, int]]:
     server = start_server(
-        f"sqlite+aiosqlite:///{folder / 'ginrummy.db'}", folder, env={"GINRUMMY_BOT_DELAY": "0"}
+        f"sqlite+aiosqlite:///{folder / 'ginrummy.db'}",
+        folder,
+        env={"GINRUMMY_BOT_DELAY": "0", **dict(target.env)},
+        root=target.root or ROOT,
     )
     try:
         asyncio.run(wait_healthy(server.url, server.process))
@@ -173,10 +192,12 @@ class _Generator:
 
 
 def run_round(node_dir: Path, target: Target, options: Options) -> Figures:
-    with tempfile.TemporaryDirectory(prefix=f"peer-{target.name}-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"peer-{target.name.replace('@', '-')}-") as tmp:
         folder = Path(tmp)
         server = (
-            _our_server(folder) if target.server == "ours" else _bgio_server(node_dir, target.storage, folder)
+            _our_server(folder, target)
+            if target.server == "ours"
+            else _bgio_server(node_dir, target.storage, folder)
         )
         with server as (url, pid):
             return _drive(node_dir, target, options, url, pid)

@@ -1,0 +1,166 @@
+"""The group commit on a SQLite file: a small batch, the file's write lock free, is written on
+the event loop's own thread and committed before its caller hears of it; a batch the file is
+busy for goes to the writer thread and waits there, never on the loop; a large batch always goes
+there; and the loop's own connection never checkpoints."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from server.storage import create_engine, upgrade
+from server.storage.group_commit import GroupCommitStore
+from server.storage.sqlite_writer import CHECKPOINT_EVERY, INLINE_BELOW_RATE
+from tests.scale.test_group_commit import matches, step
+
+
+@pytest.fixture
+async def sqlite_store(tmp_path: Path):
+    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'inline.db'}")
+    await upgrade(engine)
+    store = GroupCommitStore(engine, sqlite_timeout=5.0, sqlite_inline=4)
+    try:
+        yield store, tmp_path / "inline.db"
+    finally:
+        await store.close()
+        await engine.dispose()
+
+
+def stored_version(path: Path, match_id: str) -> int:
+    with sqlite3.connect(path) as other:
+        (version,) = other.execute("SELECT version FROM matches WHERE id = ?", (match_id,)).fetchone()
+    return int(version)
+
+
+async def test_a_small_batch_is_committed_on_the_loops_thread_before_its_caller_hears(sqlite_store):
+    store, path = sqlite_store
+    (m,) = await matches(store, 1)
+    writer = store.sqlite
+    assert writer is not None
+    threads: list[int] = []
+    write = writer.sql.sqlite_write
+
+    def traced(conn, rows):
+        threads.append(threading.get_ident())
+        return write(conn, rows)
+
+    writer.sql.sqlite_write = traced  # type: ignore[method-assign]
+    assert await store.commit(step(m, 1))
+    # Committed, not merely written: another connection reads it at once.
+    assert stored_version(path, m.match_id) == 1
+    assert threads == [threading.get_ident()]
+    assert (writer.inline_batches, writer.thread_batches) == (1, 0)
+    # A stale change is still refused by its compare-and-set, on this path too.
+    assert not await store.commit(step(m, 2))
+    assert stored_version(path, m.match_id) == 1
+
+
+async def test_a_batch_larger_than_the_inline_limit_goes_to_the_writer_thread(sqlite_store):
+    store, path = sqlite_store
+    ms = await matches(store, 10)
+    writer = store.sqlite
+    assert writer is not None
+    assert await asyncio.gather(*(store.commit(step(m, 1)) for m in ms)) == [True] * 10
+    assert writer.thread_batches >= 1  # the first goes alone (inline), the other nine together
+    assert all(stored_version(path, m.match_id) == 1 for m in ms)
+
+
+async def test_with_the_file_busy_a_small_batch_waits_on_the_writer_thread_not_the_loop(sqlite_store):
+    store, path = sqlite_store
+    (m,) = await matches(store, 1)
+    writer = store.sqlite
+    assert writer is not None
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another connection holds the file's write lock
+    try:
+        commit = asyncio.ensure_future(store.commit(step(m, 1)))
+        ticks = 0
+        for _ in range(20):  # the loop keeps running while the batch waits for the lock
+            await asyncio.sleep(0.005)
+            ticks += 1
+        assert not commit.done() and ticks == 20
+        other.execute("ROLLBACK")
+        assert await asyncio.wait_for(commit, 5)
+    finally:
+        if other.in_transaction:
+            other.execute("ROLLBACK")
+        other.close()
+    assert (writer.inline_batches, writer.thread_batches) == (0, 1)
+    assert stored_version(path, m.match_id) == 1
+    # The file free again, the next small batch is written on the loop's thread.
+    assert await store.commit(step((await store.load_match(m.match_id))[0], 2))
+    assert (writer.inline_batches, writer.thread_batches) == (1, 1)
+
+
+async def test_the_loops_connection_never_checkpoints_a_batch_on_the_writer_thread_does(sqlite_store):
+    store, _ = sqlite_store
+    (m,) = await matches(store, 1)
+    writer = store.sqlite
+    assert writer is not None
+    for seq in range(1, CHECKPOINT_EVERY + 2):
+        assert await store.commit(step(m, seq))
+        m = (await store.load_match(m.match_id))[0]
+    assert writer.inline is not None
+    assert writer.inline.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
+    assert (writer.inline_batches, writer.thread_batches) == (CHECKPOINT_EVERY, 1)
+
+
+async def test_off_every_batch_goes_to_the_writer_thread(tmp_path: Path):
+    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'off.db'}")
+    await upgrade(engine)
+    store = GroupCommitStore(engine, sqlite_inline=0)
+    try:
+        (m,) = await matches(store, 1)
+        assert await store.commit(step(m, 1))
+        assert store.sqlite is not None
+        assert (store.sqlite.inline_batches, store.sqlite.thread_batches) == (0, 1)
+    finally:
+        await store.close()
+        await engine.dispose()
+
+
+async def test_when_the_loops_connection_cannot_open_the_batch_goes_to_the_writer_thread(
+    sqlite_store, monkeypatch
+):
+    store, path = sqlite_store
+    (m,) = await matches(store, 1)
+    writer = store.sqlite
+    assert writer is not None
+    connect = writer._connect
+
+    def busy(timeout: float) -> sqlite3.Connection:
+        if timeout == 0.0:
+            raise sqlite3.OperationalError("database is locked")
+        return connect(timeout)
+
+    monkeypatch.setattr(writer, "_connect", busy)
+    assert await store.commit(step(m, 1))
+    assert (writer.inline_batches, writer.thread_batches, writer.inline) == (0, 1, None)
+    assert stored_version(path, m.match_id) == 1
+
+
+async def test_at_a_high_rate_of_changes_every_batch_goes_to_the_writer_thread(sqlite_store):
+    store, path = sqlite_store
+    ms = await matches(store, 3)
+    writer = store.sqlite
+    assert writer is not None
+    clock = [100.0]
+    writer._monotonic = lambda: clock[0]
+    writer._second = clock[0]
+    # A busy second: the writer counts INLINE_BELOW_RATE changes (written inline, being small).
+    writer._this_second = INLINE_BELOW_RATE - 1
+    assert await store.commit(step(ms[0], 1))
+    assert (writer.inline_batches, writer.thread_batches) == (1, 0)
+    clock[0] += 1.0  # the next second: the last one was busy, so to the writer thread
+    assert await store.commit(step(ms[1], 1))
+    assert writer.last_second == INLINE_BELOW_RATE
+    assert (writer.inline_batches, writer.thread_batches) == (1, 1)
+    clock[0] += 2.5  # a quiet spell: small batches on the loop's thread again
+    assert await store.commit(step(ms[2], 1))
+    assert writer.last_second == 0
+    assert (writer.inline_batches, writer.thread_batches) == (2, 1)
+    assert all(stored_version(path, m.match_id) == 1 for m in ms)
