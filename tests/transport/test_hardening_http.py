@@ -28,7 +28,18 @@ def directives(response) -> set[str]:
     return {d.strip() for d in response.headers["Content-Security-Policy"].split(";")}
 
 
-@pytest.mark.parametrize("path", ["/", "/js/main.js", "/style.css", "/v/0123456789abcdef/app.css", "/api/rules", "/api/nothing", "/healthz"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/js/main.js",
+        "/style.css",
+        "/v/0123456789abcdef/app.css",
+        "/api/rules",
+        "/api/nothing",
+        "/healthz",
+    ],
+)
 async def test_every_answer_carries_the_security_headers(make_client, path):
     client = await make_client()
     r = await client.get(path)
