@@ -11,7 +11,7 @@ from server.bench.peer.run import TARGETS, Figures
 
 
 def test_a_variant_of_our_target_carries_its_environment_and_root_and_gets_its_own_ratios():
-    variant = TARGETS["ours-hvh"].variant("base", {"GINRUMMY_SQLITE_INLINE": "0"}, Path("/tmp/base"))
+    variant = TARGETS["ours-hvh"].as_variant("base", {"GINRUMMY_SQLITE_INLINE": "0"}, Path("/tmp/base"))
     assert variant.name == "ours-hvh@base" and variant.server == "ours" and variant.mode == "hvh"
     assert dict(variant.env) == {"GINRUMMY_SQLITE_INLINE": "0"} and variant.root == Path("/tmp/base")
     targets = {"ours-hvh": TARGETS["ours-hvh"], variant.name: variant, "bgio-memory": TARGETS["bgio-memory"]}

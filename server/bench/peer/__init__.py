@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
             for spec in args.variants:
                 v = Variant.parse(spec)
                 root = None if v.root == ROOT else v.root
-                variant = TARGETS[name].variant(v.name, v.env, root)
+                variant = TARGETS[name].as_variant(v.name, v.env, root)
                 targets[variant.name] = variant
     names = list(targets)
     results: dict[str, list[Figures]] = {n: [] for n in names}

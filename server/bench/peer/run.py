@@ -37,7 +37,7 @@ class Target:
     root: Path | None = None
     """Ours: the checkout to run the server from (a variant; None: this one)."""
 
-    def variant(self, name: str, env: dict[str, str], root: Path | None) -> Target:
+    def as_variant(self, name: str, env: dict[str, str], root: Path | None) -> Target:
         """This target run as variant ``name``: named ``<target>@<name>``."""
         return Target(
             f"{self.name}@{name}",
