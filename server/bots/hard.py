@@ -47,6 +47,9 @@ How it decides:
 - A discard that cannot lower its deadwood is never taken; one that completes a new meld always
   is; any other is taken when it melds with the hand or lets it knock at once. (Simulating
   those draws was measured no better.)
+- ``discard_style`` 1 (0, the default: all the above): draws and discards as the MARJJ-style
+  player does, with the knock after the early turns weighed by simulation, and ``tie_band``
+  near-ties of its score broken by playouts (:mod:`.marjj_plus`).
 - A won hand is worth the box bonus more than its points (``classic``, ``oklahoma``).
 - The hand's own knock limit and multiplier (the view's ``knock_limit`` and ``multiplier``) and
   the rules' scoring hooks drive every knock, playout and settlement: in ``oklahoma`` it waits
@@ -68,6 +71,7 @@ from server.rules.melds import discard_deadwoods, min_deadwood
 
 from .base import Bot, own_mask, taken_index, top_of_pile
 from .knowledge import Knowledge
+from .marjj_plus import marjj_plus_take, marjj_plus_values
 from .sim import DRAW, Memo, best_draws_deadwood, greedy_take, own_turns, playout, settle_points
 
 
@@ -98,6 +102,8 @@ class HardBot(Bot):
         knock_risk: int = 0,
         gin_decay: int = 100,
         knock_cap: int = 0,
+        discard_style: int = 0,
+        tie_band: int = 0,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:
@@ -120,6 +126,8 @@ class HardBot(Bot):
         self.knock_risk = knock_risk / 100
         self.gin_decay = gin_decay / 100
         self.knock_cap = knock_cap / 100
+        self.discard_style = discard_style
+        self.tie_band = tie_band
 
     def __repr__(self) -> str:
         return f"HardBot({self.seed!r}, worlds={self.worlds}, candidates={self.candidates})"
@@ -135,6 +143,8 @@ class HardBot(Bot):
     # --- draw ---------------------------------------------------------------------------------
 
     def take_discard(self, view: SeatView) -> bool:
+        if self.discard_style:
+            return marjj_plus_take(view)
         hand = own_mask(view)
         top = top_of_pile(view)
         with_top = hand | 1 << top
@@ -150,6 +160,8 @@ class HardBot(Bot):
     # --- discard ------------------------------------------------------------------------------
 
     def discard(self, view: SeatView) -> Discard | Knock:
+        if self.discard_style:
+            return self.knock_at_once(view) or self.pick(*marjj_plus_values(self, view))
         return self.knock_at_once(view) or self.pick(*self.discard_values(view))
 
     def knock_at_once(self, view: SeatView) -> Knock | None:
