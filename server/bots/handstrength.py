@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from server.rules import SeatView, Source
 from server.rules.cards import VALUES
-from server.rules.melds import discard_deadwoods, min_deadwood
+from server.rules.melds import discard_deadwoods, loose_cards, min_deadwood
 
 from .base import own_mask, top_of_pile
 from .knowledge import Knowledge
-from .sim import Memo, best_draws_deadwood
+from .sim import Memo, best_draws_deadwood, connections, thrown_card
 
 FUTURE_WEIGHT = 20.0
 DECAY = 0.9
@@ -140,6 +140,27 @@ def scores(
     }
 
 
+def gin_thrown_card(mask: int, keep: int) -> int:
+    """A cheap stand-in for MARJJ's discard, for the sampler's replay of an opponent who plays
+    for gin: of the cards of ``mask`` (outside ``keep``) in no meld, within ``VALUE_BAND`` of the
+    highest of them, the one with the fewest cards of the hand it could meld with (it keeps
+    pairs and run partials), then the higher value, then the higher index. With every card in
+    some meld, the least-deadwood discard (:func:`.sim.thrown_card`)."""
+    loose = loose_cards(mask) & ~keep
+    if not loose:
+        return thrown_card(mask, keep)
+    cards = []
+    while loose:
+        low = loose & -loose
+        cards.append(low.bit_length() - 1)
+        loose ^= low
+    top = max(VALUES[c] for c in cards)
+    return min(
+        (c for c in cards if VALUES[c] + VALUE_BAND >= top),
+        key=lambda c: (connections(mask, c), -VALUES[c], -c),
+    )
+
+
 def seen_discards(view: SeatView) -> int:
     """Every card seen face up in the discard pile this hand (the first upcard included)."""
     out = 0
@@ -153,4 +174,13 @@ def seen_discards(view: SeatView) -> int:
     return out
 
 
-__all__ = ["FUTURE_CARDS", "candidates", "danger", "melds_in_ten", "scores", "seen_discards", "takes"]
+__all__ = [
+    "FUTURE_CARDS",
+    "candidates",
+    "danger",
+    "gin_thrown_card",
+    "melds_in_ten",
+    "scores",
+    "seen_discards",
+    "takes",
+]

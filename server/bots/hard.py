@@ -49,7 +49,10 @@ How it decides:
   those draws was measured no better.)
 - ``discard_style`` 1 (0, the default: all the above): draws and discards as the MARJJ-style
   player does, with the knock after the early turns weighed by simulation, and ``tie_band``
-  near-ties of its score broken by playouts (:mod:`.marjj_plus`).
+  near-ties of its score broken by playouts (:mod:`.marjj_plus`). ``sample_style`` 1 (0: off):
+  the sampler replays the opponent's draws throwing as a gin player would
+  (:func:`.handstrength.gin_thrown_card`: keeping pairs and run partials) instead of the least
+  deadwood.
 - A won hand is worth the box bonus more than its points (``classic``, ``oklahoma``).
 - The hand's own knock limit and multiplier (the view's ``knock_limit`` and ``multiplier``) and
   the rules' scoring hooks drive every knock, playout and settlement: in ``oklahoma`` it waits
@@ -70,9 +73,10 @@ from server.rules.cards import DECK, VALUES
 from server.rules.melds import discard_deadwoods, min_deadwood
 
 from .base import Bot, own_mask, taken_index, top_of_pile
+from .handstrength import gin_thrown_card
 from .knowledge import Knowledge
 from .marjj_plus import marjj_plus_take, marjj_plus_values
-from .sim import DRAW, Memo, best_draws_deadwood, greedy_take, own_turns, playout, settle_points
+from .sim import DRAW, Memo, best_draws_deadwood, greedy_take, own_turns, playout, settle_points, thrown_card
 
 
 class HardBot(Bot):
@@ -104,6 +108,7 @@ class HardBot(Bot):
         knock_cap: int = 0,
         discard_style: int = 0,
         tie_band: int = 0,
+        sample_style: int = 0,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:
@@ -128,6 +133,7 @@ class HardBot(Bot):
         self.knock_cap = knock_cap / 100
         self.discard_style = discard_style
         self.tie_band = tie_band
+        self.sample_style = sample_style
 
     def __repr__(self) -> str:
         return f"HardBot({self.seed!r}, worlds={self.worlds}, candidates={self.candidates})"
@@ -138,7 +144,11 @@ class HardBot(Bot):
         """``worlds`` guesses at the hidden cards: (opponent's hand, stock top first)."""
         weights = k.weights()
         turns = None if self.clue_turns >= 99 else self.clue_turns
-        return [k.sample(self.rng, weights, view.knock_limit, knock_turns=turns) for _ in range(worlds)]
+        thrower = gin_thrown_card if self.sample_style else thrown_card
+        return [
+            k.sample(self.rng, weights, view.knock_limit, knock_turns=turns, thrower=thrower)
+            for _ in range(worlds)
+        ]
 
     # --- draw ---------------------------------------------------------------------------------
 

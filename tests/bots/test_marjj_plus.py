@@ -88,3 +88,35 @@ def test_tie_band_plays_out_the_near_ties_of_marjjs_score() -> None:
 def test_a_decision_is_a_function_of_seed_and_view() -> None:
     view = scenarios.undercut_risk().view(1)
     assert plus(7).choose(view) == plus(7).choose(view)
+
+
+def test_the_gin_thrower_keeps_pairs_and_partials_where_least_deadwood_throws_the_highest() -> None:
+    from server.bots.handstrength import gin_thrown_card
+    from server.bots.sim import thrown_card
+    from server.rules.cards import to_mask
+
+    # Ac2c3c 4d5d6d in melds, 7h 8h a partial; Kh Ks a pair, Qd lone: least deadwood throws a king (the
+    # higher index), the gin player the lone queen (within 5 points of the highest loose card).
+    hand = to_mask(["Ac", "2c", "3c", "4d", "5d", "6d", "7h", "8h", "Kh", "Ks", "Qd"])
+    assert thrown_card(hand, 0) in {Card.parse("Kh").index, Card.parse("Ks").index}
+    assert gin_thrown_card(hand, 0) == Card.parse("Qd").index
+    # A card it must keep (one it took) is never thrown.
+    assert gin_thrown_card(hand, 1 << Card.parse("Qd").index) != Card.parse("Qd").index
+    # Every card in a meld: the least-deadwood discard.
+    full = to_mask(["Ac", "2c", "3c", "4c", "4d", "5d", "6d", "7h", "8h", "9h", "Th"])
+    assert gin_thrown_card(full, 0) == thrown_card(full, 0)
+
+
+def test_sample_style_1_samples_consistent_worlds() -> None:
+    from server.bots.knowledge import Knowledge
+
+    view = scenarios.undercut_risk().view(1)
+    bot = plus(0, sample_style=1)
+    k = Knowledge.from_view(view)
+    worlds = bot.sample_worlds(view, k, 8)
+    for opp_hand, stock in worlds:
+        assert opp_hand.bit_count() == view.hand_counts[0]
+        assert opp_hand & k.opp_known == k.opp_known
+        assert not opp_hand & k.own and not (opp_hand & sum(1 << c for c in stock))
+        assert len(stock) == view.stock_count
+    assert all(isinstance(plus(s, sample_style=1).choose(view), Discard) for s in SEEDS)
