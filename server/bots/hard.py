@@ -49,7 +49,8 @@ How it decides:
   those draws was measured no better.)
 - ``discard_style`` 1 (0, the default: all the above): draws and discards as the MARJJ-style
   player does, with the knock after the early turns weighed by simulation, and ``tie_band``
-  near-ties of its score broken by playouts (:mod:`.marjj_plus`). ``sample_style`` 1 (0: off):
+  near-ties of its score broken by playouts (:mod:`.marjj_plus`); with ``own_take`` 1 it still
+  draws by the rule below. ``sample_style`` 1 (0: off):
   the sampler replays the opponent's draws throwing as a gin player would
   (:func:`.handstrength.gin_thrown_card`: keeping pairs and run partials) instead of the least
   deadwood.
@@ -109,6 +110,7 @@ class HardBot(Bot):
         discard_style: int = 0,
         tie_band: int = 0,
         sample_style: int = 0,
+        own_take: int = 0,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:
@@ -134,6 +136,7 @@ class HardBot(Bot):
         self.discard_style = discard_style
         self.tie_band = tie_band
         self.sample_style = sample_style
+        self.own_take = own_take
 
     def __repr__(self) -> str:
         return f"HardBot({self.seed!r}, worlds={self.worlds}, candidates={self.candidates})"
@@ -153,7 +156,7 @@ class HardBot(Bot):
     # --- draw ---------------------------------------------------------------------------------
 
     def take_discard(self, view: SeatView) -> bool:
-        if self.discard_style:
+        if self.discard_style and not self.own_take:
             return marjj_plus_take(view)
         hand = own_mask(view)
         top = top_of_pile(view)

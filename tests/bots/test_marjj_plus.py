@@ -120,3 +120,10 @@ def test_sample_style_1_samples_consistent_worlds() -> None:
         assert not opp_hand & k.own and not (opp_hand & sum(1 << c for c in stock))
         assert len(stock) == view.stock_count
     assert all(isinstance(plus(s, sample_style=1).choose(view), Discard) for s in SEEDS)
+
+
+def test_own_take_keeps_hards_draw_rule_with_marjjs_discards() -> None:
+    # Ad melds with nothing but lets it knock at once (throwing Kd): Hard's own rule takes it.
+    state = scripted(("2c 3c 4c 5h 6h 7h 8s 9s Ts Kd", "Ac 3d 6d Qd 2s 3s Kc Qc 6c Jh"), "Ad", [], [])
+    view = state.view(state.to_act)
+    assert [plus(s, own_take=1).choose(view) for s in SEEDS] == [TakeUpcard()] * 3
