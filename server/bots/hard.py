@@ -111,6 +111,7 @@ class HardBot(Bot):
         tie_band: int = 0,
         sample_style: int = 0,
         own_take: int = 0,
+        strength_weight: int = 100,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:
@@ -137,6 +138,7 @@ class HardBot(Bot):
         self.tie_band = tie_band
         self.sample_style = sample_style
         self.own_take = own_take
+        self.strength_weight = strength_weight / 100
 
     def __repr__(self) -> str:
         return f"HardBot({self.seed!r}, worlds={self.worlds}, candidates={self.candidates})"

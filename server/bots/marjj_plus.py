@@ -11,6 +11,8 @@ player to an even match by symmetry. On top of that rule:
   the opponent of :meth:`.hard.HardBot.opp_knock_at`: a gin-holder where its guessed hand could
   have knocked and did not); the better one is played (``knock_bias`` is added to the knock,
   ``knock_risk`` and ``knock_cap`` work as in the default style).
+- ``strength_weight`` (percent, 100): the share of MARJJ's weight on the best draws in the
+  score (lower: plays less for gin, more for a low deadwood).
 - ``tie_band`` (points of MARJJ's score; 0, off): the candidates within that much of MARJJ's
   best (at most ``candidates`` of them) are played out on the same samples, and the best value
   less ``blend``/100 times its score gap to the best is thrown.
@@ -48,7 +50,7 @@ def marjj_plus_values(
     hand = own_mask(view)
     k = Knowledge.from_view(view)
     memo = Memo()
-    scored = handstrength.scores(view, legal, own_turns(view), k, memo)
+    scored = handstrength.scores(view, legal, own_turns(view), k, memo, weight_share=bot.strength_weight)
     best = min(scored.values())
     tied = sorted(c for c, s in scored.items() if s == best)
     choice = tied[bot.rng.randrange(len(tied))] if len(tied) > 1 else tied[0]

@@ -127,3 +127,24 @@ def test_own_take_keeps_hards_draw_rule_with_marjjs_discards() -> None:
     state = scripted(("2c 3c 4c 5h 6h 7h 8s 9s Ts Kd", "Ac 3d 6d Qd 2s 3s Kc Qc 6c Jh"), "Ad", [], [])
     view = state.view(state.to_act)
     assert [plus(s, own_take=1).choose(view) for s in SEEDS] == [TakeUpcard()] * 3
+
+
+def test_strength_weight_scales_marjjs_weight_on_the_best_draws() -> None:
+    from server.bots import handstrength
+    from server.bots.knowledge import Knowledge
+    from server.bots.sim import Memo, best_draws_deadwood
+
+    view = scenarios.undercut_risk().view(1)
+    k = Knowledge.from_view(view)
+    options = {c.index: dw for c, dw in view.discard_deadwood}
+    turns = own_turns(view)
+    full = handstrength.scores(view, options, turns, k, Memo())
+    half = handstrength.scores(view, options, turns, k, Memo(), weight_share=0.5)
+    assert full.keys() == half.keys()
+    weight = 20.0 * 0.9 ** (turns - 1)
+    for c in full:
+        gin = best_draws_deadwood(k.own & ~(1 << c), k.unseen, Memo(), 6)
+        assert abs((full[c] - half[c]) - 0.5 * weight * gin) < 1e-9
+    # the bot passes its option through
+    _, scored, _ = marjj_plus_values(plus(0, strength_weight=50), view)
+    assert scored == half
