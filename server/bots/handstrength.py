@@ -125,14 +125,16 @@ def scores(
     memo: Memo | None = None,
     among: list[int] | None = None,
     weight_share: float = 1.0,
+    decay: float = DECAY,
 ) -> dict[int, float]:
     """MARJJ's score of each candidate discard (lower is better); ``among``: score these cards
-    instead of MARJJ's candidate set; ``weight_share``: of MARJJ's weight on the best draws."""
+    instead of MARJJ's candidate set; ``weight_share``: of MARJJ's weight on the best draws,
+    ``decay``: its factor a turn."""
     hand = own_mask(view)
     k = k or Knowledge.from_view(view)
     memo = memo or Memo()
     unavailable = hand | seen_discards(view)
-    weight = weight_share * FUTURE_WEIGHT * DECAY ** max(0, turns - 1)
+    weight = weight_share * FUTURE_WEIGHT * decay ** max(0, turns - 1)
     return {
         c: options[c]
         + weight * best_draws_deadwood(hand & ~(1 << c), k.unseen, memo, FUTURE_CARDS)

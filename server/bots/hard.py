@@ -112,6 +112,7 @@ class HardBot(Bot):
         sample_style: int = 0,
         own_take: int = 0,
         strength_weight: int = 100,
+        strength_decay: int = 90,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:
@@ -139,6 +140,7 @@ class HardBot(Bot):
         self.sample_style = sample_style
         self.own_take = own_take
         self.strength_weight = strength_weight / 100
+        self.strength_decay = strength_decay / 100
 
     def __repr__(self) -> str:
         return f"HardBot({self.seed!r}, worlds={self.worlds}, candidates={self.candidates})"

@@ -12,7 +12,8 @@ player to an even match by symmetry. On top of that rule:
   have knocked and did not); the better one is played (``knock_bias`` is added to the knock,
   ``knock_risk`` and ``knock_cap`` work as in the default style).
 - ``strength_weight`` (percent, 100): the share of MARJJ's weight on the best draws in the
-  score (lower: plays less for gin, more for a low deadwood).
+  score (lower: plays less for gin, more for a low deadwood); ``strength_decay`` (percent, 90,
+  MARJJ's): that weight's factor for every turn after the first.
 - ``tie_band`` (points of MARJJ's score; 0, off): the candidates within that much of MARJJ's
   best (at most ``candidates`` of them) are played out on the same samples, and the best value
   less ``blend``/100 times its score gap to the best is thrown.
@@ -50,7 +51,9 @@ def marjj_plus_values(
     hand = own_mask(view)
     k = Knowledge.from_view(view)
     memo = Memo()
-    scored = handstrength.scores(view, legal, own_turns(view), k, memo, weight_share=bot.strength_weight)
+    scored = handstrength.scores(
+        view, legal, own_turns(view), k, memo, weight_share=bot.strength_weight, decay=bot.strength_decay
+    )
     best = min(scored.values())
     tied = sorted(c for c, s in scored.items() if s == best)
     choice = tied[bot.rng.randrange(len(tied))] if len(tied) > 1 else tied[0]

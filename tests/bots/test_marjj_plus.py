@@ -129,7 +129,7 @@ def test_own_take_keeps_hards_draw_rule_with_marjjs_discards() -> None:
     assert [plus(s, own_take=1).choose(view) for s in SEEDS] == [TakeUpcard()] * 3
 
 
-def test_strength_weight_scales_marjjs_weight_on_the_best_draws() -> None:
+def test_strength_weight_and_decay_scale_marjjs_weight_on_the_best_draws() -> None:
     from server.bots import handstrength
     from server.bots.knowledge import Knowledge
     from server.bots.sim import Memo, best_draws_deadwood
@@ -145,6 +145,13 @@ def test_strength_weight_scales_marjjs_weight_on_the_best_draws() -> None:
     for c in full:
         gin = best_draws_deadwood(k.own & ~(1 << c), k.unseen, Memo(), 6)
         assert abs((full[c] - half[c]) - 0.5 * weight * gin) < 1e-9
-    # the bot passes its option through
+    # a faster decay: 0.8 a turn instead of MARJJ's 0.9
+    fast = handstrength.scores(view, options, turns, k, Memo(), decay=0.8)
+    for c in full:
+        gin = best_draws_deadwood(k.own & ~(1 << c), k.unseen, Memo(), 6)
+        assert abs((full[c] - fast[c]) - 20.0 * (0.9 ** (turns - 1) - 0.8 ** (turns - 1)) * gin) < 1e-9
+    # the bot passes its options through
     _, scored, _ = marjj_plus_values(plus(0, strength_weight=50), view)
     assert scored == half
+    _, scored, _ = marjj_plus_values(plus(0, strength_decay=80), view)
+    assert scored == fast
