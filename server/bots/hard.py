@@ -48,9 +48,10 @@ How it decides:
   is; any other is taken when it melds with the hand or lets it knock at once. (Simulating
   those draws was measured no better.)
 - ``discard_style`` 1 (0, the default: all the above): draws and discards as the MARJJ-style
-  player does, with the knock after the early turns weighed by simulation, and ``tie_band``
-  near-ties of its score broken by playouts (:mod:`.marjj_plus`); with ``own_take`` 1 it still
-  draws by the rule below. ``sample_style`` 1 (0: off):
+  player does, with the knock after the early turns weighed by simulation, ``tie_band``
+  near-ties of its score broken by playouts and ``strength_weight``/``strength_decay`` its
+  best-draws weight (:mod:`.marjj_plus`); with ``own_take`` 1 it keeps the draw rule above.
+  ``marjj_take`` 1: MARJJ's draw rule with either discard style. ``sample_style`` 1 (0: off):
   the sampler replays the opponent's draws throwing as a gin player would
   (:func:`.handstrength.gin_thrown_card`: keeping pairs and run partials) instead of the least
   deadwood.
@@ -113,6 +114,7 @@ class HardBot(Bot):
         own_take: int = 0,
         strength_weight: int = 100,
         strength_decay: int = 90,
+        marjj_take: int = 0,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:
@@ -141,6 +143,7 @@ class HardBot(Bot):
         self.own_take = own_take
         self.strength_weight = strength_weight / 100
         self.strength_decay = strength_decay / 100
+        self.marjj_take = marjj_take
 
     def __repr__(self) -> str:
         return f"HardBot({self.seed!r}, worlds={self.worlds}, candidates={self.candidates})"
@@ -160,7 +163,7 @@ class HardBot(Bot):
     # --- draw ---------------------------------------------------------------------------------
 
     def take_discard(self, view: SeatView) -> bool:
-        if self.discard_style and not self.own_take:
+        if (self.discard_style and not self.own_take) or self.marjj_take:
             return marjj_plus_take(view)
         hand = own_mask(view)
         top = top_of_pile(view)

@@ -155,3 +155,9 @@ def test_strength_weight_and_decay_scale_marjjs_weight_on_the_best_draws() -> No
     assert scored == half
     _, scored, _ = marjj_plus_values(plus(0, strength_decay=80), view)
     assert scored == fast
+
+
+def test_marjj_take_draws_as_marjj_with_hards_own_discards() -> None:
+    state = scripted(("2c 3c 4c 5h 6h 7h 8s 9s Ts Kd", "Ac 3d 6d Qd 2s 3s Kc Qc 6c Jh"), "Ad", [], [])
+    view = state.view(state.to_act)
+    assert [make_bot("hard", s, marjj_take=1).choose(view) for s in SEEDS] == [Pass()] * 3
