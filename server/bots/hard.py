@@ -17,7 +17,7 @@ How it decides:
   less ``blend``/100 times its quick-score gap to the best (playouts are noisy at this budget;
   the quick score carries the opponent model).
 - Knocking is a candidate too: its value is the exact settlement against each sampled opponent
-  hand (layoffs and undercuts included), plus ``knock_bias`` points (0). So it knocks while the
+  hand (layoffs and undercuts included), plus ``knock_bias`` points (-3). So it knocks while the
   opponent is far away, waits for gin when a knock would likely be undercut, and plays on when
   the simulations say it pays.
 - The opponent's knocking in the playouts (:meth:`HardBot.opp_knock_at`): at its first chance
@@ -47,14 +47,15 @@ How it decides:
 - A discard that cannot lower its deadwood is never taken; one that completes a new meld always
   is; any other is taken when it melds with the hand or lets it knock at once. (Simulating
   those draws was measured no better.)
-- ``discard_style`` 1 (0, the default: all the above): draws and discards as the MARJJ-style
-  player does, with the knock after the early turns weighed by simulation, ``tie_band``
-  near-ties of its score broken by playouts and ``strength_weight``/``strength_decay`` its
-  best-draws weight (:mod:`.marjj_plus`); with ``own_take`` 1 it keeps the draw rule above.
-  ``marjj_take`` 1: MARJJ's draw rule with either discard style. ``sample_style`` 1 (0: off):
-  the sampler replays the opponent's draws throwing as a gin player would
-  (:func:`.handstrength.gin_thrown_card`: keeping pairs and run partials) instead of the least
-  deadwood.
+- ``discard_style`` 1, the default (0: the discards above, the style before issue 17's fourth
+  round, with ``knock_bias=0 strength_weight=100`` as it was): draws and discards as the
+  MARJJ-style player does, with the knock after the early turns weighed by simulation,
+  ``tie_band`` near-ties of its score broken by playouts and ``strength_weight`` (50: half of
+  MARJJ's) / ``strength_decay`` its best-draws weight (:mod:`.marjj_plus`); with ``own_take`` 1
+  it keeps the draw rule above. ``marjj_take`` 1: MARJJ's draw rule with either discard style.
+  ``sample_style`` 1 (0: off): the sampler replays the opponent's draws throwing as a gin player
+  would (:func:`.handstrength.gin_thrown_card`: keeping pairs and run partials) instead of the
+  least deadwood.
 - A won hand is worth the box bonus more than its points (``classic``, ``oklahoma``).
 - The hand's own knock limit and multiplier (the view's ``knock_limit`` and ``multiplier``) and
   the rules' scoring hooks drive every knock, playout and settlement: in ``oklahoma`` it waits
@@ -96,7 +97,7 @@ class HardBot(Bot):
         blend: int = 100,
         lookahead: int = 1,
         margin: int = 8,
-        knock_bias: int = 0,
+        knock_bias: int = -3,
         keep: int = 2,
         clue_turns: int = 3,
         opp_gin_after: int = 3,
@@ -108,11 +109,11 @@ class HardBot(Bot):
         knock_risk: int = 0,
         gin_decay: int = 100,
         knock_cap: int = 0,
-        discard_style: int = 0,
+        discard_style: int = 1,
         tie_band: int = 0,
         sample_style: int = 0,
         own_take: int = 0,
-        strength_weight: int = 100,
+        strength_weight: int = 50,
         strength_decay: int = 90,
         marjj_take: int = 0,
     ) -> None:

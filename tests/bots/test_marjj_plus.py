@@ -22,12 +22,13 @@ def plus(seed: int, **options: int):  # type: ignore[no-untyped-def]
 
 
 def test_it_takes_a_card_only_into_a_meld_as_marjj_does() -> None:
-    # Ad melds with nothing, but taking it and throwing Kd leaves 1: the default Hard takes it
+    # Ad melds with nothing, but taking it and throwing Kd leaves 1: the older style takes it
     # (it could knock at once), the MARJJ-style draw does not.
     state = scripted(("2c 3c 4c 5h 6h 7h 8s 9s Ts Kd", "Ac 3d 6d Qd 2s 3s Kc Qc 6c Jh"), "Ad", [], [])
     view = state.view(state.to_act)
-    assert [make_bot("hard", s).choose(view) for s in SEEDS] == [TakeUpcard()] * 3
+    assert [make_bot("hard", s, discard_style=0).choose(view) for s in SEEDS] == [TakeUpcard()] * 3
     assert [plus(s).choose(view) for s in SEEDS] == [Pass()] * 3
+    assert [make_bot("hard", s).choose(view) for s in SEEDS] == [Pass()] * 3  # the default
     assert [MarjjStyle(s).choose(view) for s in SEEDS] == [Pass()] * 3
     # A card that completes a meld it takes.
     for state in (scenarios.upcard_completes_a_meld(), scenarios.discard_completes_a_meld()):
@@ -153,11 +154,11 @@ def test_strength_weight_and_decay_scale_marjjs_weight_on_the_best_draws() -> No
     # the bot passes its options through
     _, scored, _ = marjj_plus_values(plus(0, strength_weight=50), view)
     assert scored == half
-    _, scored, _ = marjj_plus_values(plus(0, strength_decay=80), view)
+    _, scored, _ = marjj_plus_values(plus(0, strength_weight=100, strength_decay=80), view)
     assert scored == fast
 
 
 def test_marjj_take_draws_as_marjj_with_hards_own_discards() -> None:
     state = scripted(("2c 3c 4c 5h 6h 7h 8s 9s Ts Kd", "Ac 3d 6d Qd 2s 3s Kc Qc 6c Jh"), "Ad", [], [])
     view = state.view(state.to_act)
-    assert [make_bot("hard", s, marjj_take=1).choose(view) for s in SEEDS] == [Pass()] * 3
+    assert [make_bot("hard", s, discard_style=0, marjj_take=1).choose(view) for s in SEEDS] == [Pass()] * 3
