@@ -30,76 +30,15 @@ generator, so a decision is a function of (seed, view).
 
 from __future__ import annotations
 
-from server.bots.base import Bot, own_mask, taken_index, top_of_pile
-from server.bots.knowledge import Knowledge
-from server.bots.sim import Memo, best_draws_deadwood, own_turns
-from server.rules import Discard, Knock, SeatView, Source
+from server.bots import handstrength
+from server.bots.base import Bot, taken_index
+from server.bots.handstrength import FUTURE_CARDS, danger, melds_in_ten
+from server.bots.sim import own_turns
+from server.rules import Discard, Knock, SeatView
 from server.rules.cards import DECK, VALUES
-from server.rules.melds import discard_deadwoods, min_deadwood
 
 EARLY_TURNS = 3
 """Turns of its own (draws) within which it knocks when it can; later it plays for gin."""
-FUTURE_WEIGHT = 20.0
-DECAY = 0.9
-FUTURE_CARDS = 6
-VALUE_BAND = 5
-DEADWOOD_BAND = 5
-
-# danger(): points added for a card the opponent can use, taken off for one it cannot
-RUN_BLOCKED, NEXT_BLOCKED, TWO_AWAY_BLOCKED = -10.0, -5.0, -3.0
-RUN_FED, NEXT_FED, TWO_AWAY_FED = 20.0, 5.0, 3.0
-SET_BLOCKED, RANK_BLOCKED = -10.0, -4.0
-SET_FED, RANK_FED = 20.0, 4.0
-
-
-def danger(card: int, unavailable: int, opponent: int) -> float:
-    """How much ``card`` would help the opponent: positive when the opponent is known to hold
-    cards that meld with it, negative when the cards it would need are out of its reach
-    (``unavailable``: in this seat's hand or seen in the discard pile; ``opponent``: cards the
-    opponent is known to hold)."""
-    suit, r = divmod(card, 13)
-
-    def state(rank: int) -> tuple[bool, bool]:
-        """(the opponent holds it, it cannot get it); off the end of the suit: cannot get it."""
-        if not 0 <= rank < 13:
-            return False, True
-        bit = 1 << (suit * 13 + rank)
-        return bool(opponent & bit), bool(unavailable & bit and not opponent & bit)
-
-    (h2, u2l), (h1, u1l), (g1, u1h), (g2, u2h) = state(r - 2), state(r - 1), state(r + 1), state(r + 2)
-    score = 0.0
-    # runs: the card joins an opponent run through (r-2, r-1), (r-1, r+1) or (r+1, r+2)
-    if (u1l or u2l) and (u1l or u1h) and (u1h or u2h):
-        score += RUN_BLOCKED
-    else:
-        score += NEXT_BLOCKED * (u1l + u1h) + TWO_AWAY_BLOCKED * (u2l + u2h)
-    if (h2 and h1) or (h1 and g1) or (g1 and g2):
-        score += RUN_FED
-    else:
-        score += NEXT_FED * (h1 + g1) + TWO_AWAY_FED * (h2 + g2)
-    held = gone = 0
-    for s in range(4):
-        if s == suit:
-            continue
-        bit = 1 << (s * 13 + r)
-        if opponent & bit:
-            held += 1
-        elif unavailable & bit:
-            gone += 1
-    if gone >= 2:
-        score += SET_BLOCKED
-    elif gone == 1:
-        score += RANK_BLOCKED
-    if held >= 2:
-        score += SET_FED
-    elif held == 1:
-        score += RANK_FED
-    return score
-
-
-def melds_in_ten(ten: int, card: int) -> bool:
-    """Whether ``card`` lies in a meld of some least-deadwood arrangement of ``ten``."""
-    return min_deadwood(ten) < min_deadwood(ten & ~(1 << card)) + VALUES[card]
 
 
 class MarjjStyle(Bot):
@@ -112,14 +51,7 @@ class MarjjStyle(Bot):
         self.early_turns = early_turns
 
     def take_discard(self, view: SeatView) -> bool:
-        hand = own_mask(view)
-        top = top_of_pile(view)
-        with_top = hand | 1 << top
-        options = discard_deadwoods(with_top)
-        card, left = min(
-            ((c, dw) for c, dw in options.items() if c != top), key=lambda x: (x[1], -VALUES[x[0]], x[0])
-        )
-        return left < min_deadwood(hand) and melds_in_ten(with_top & ~(1 << card), top)
+        return handstrength.takes(view)
 
     def discard(self, view: SeatView) -> Discard | Knock:
         options = {c.index: dw for c, dw in view.discard_deadwood}
@@ -135,28 +67,11 @@ class MarjjStyle(Bot):
 
     def candidates(self, hand: int, options: dict[int, int]) -> list[int]:
         """The discards worth scoring (see the module's docstring)."""
-        whole = min_deadwood(hand)
-        loose = [c for c, dw in options.items() if dw == whole - VALUES[c]]
-        if not loose:
-            return sorted(options)
-        top_value = max(VALUES[c] for c in loose)
-        loose = [c for c in loose if VALUES[c] + VALUE_BAND >= top_value]
-        best = min(options[c] for c in loose)
-        return sorted(c for c in loose if options[c] <= best + DEADWOOD_BAND)
+        return handstrength.candidates(hand, options)
 
     def scores(self, view: SeatView, options: dict[int, int], turns: int) -> dict[int, float]:
         """Each candidate discard's score (lower is better)."""
-        hand = own_mask(view)
-        k = Knowledge.from_view(view)
-        unavailable = hand | _seen_discards(view)
-        weight = FUTURE_WEIGHT * DECAY ** max(0, turns - 1)
-        memo = Memo()
-        return {
-            c: options[c]
-            + weight * best_draws_deadwood(hand & ~(1 << c), k.unseen, memo, FUTURE_CARDS)
-            + danger(c, unavailable & ~(1 << c), k.opp_known)
-            for c in self.candidates(hand, options)
-        }
+        return handstrength.scores(view, options, turns)
 
     def choose_discard(self, view: SeatView, options: dict[int, int], turns: int) -> int:
         taken = taken_index(view)
@@ -167,19 +82,6 @@ class MarjjStyle(Bot):
         return tied[self.rng.randrange(len(tied))] if len(tied) > 1 else tied[0]
 
 
-def _seen_discards(view: SeatView) -> int:
-    """Every card seen face up in the discard pile this hand (the first upcard included)."""
-    out = 0
-    for c in view.discard_pile:
-        out |= 1 << c.index
-    for e in view.history:
-        if e.card is not None and (
-            e.kind in ("discard", "knock", "take_upcard") or e.source is Source.DISCARD
-        ):
-            out |= 1 << e.card.index
-    return out
-
-
 def main(argv: list[str] | None = None) -> int:
     """``python -m server.bench marjj [tournament options]``: Hard against this player."""
     from .tournament import main as tournament
@@ -187,4 +89,4 @@ def main(argv: list[str] | None = None) -> int:
     return tournament(["hard", "marjj", *(argv or [])])
 
 
-__all__ = ["MarjjStyle", "danger"]
+__all__ = ["FUTURE_CARDS", "MarjjStyle", "danger", "melds_in_ten"]

@@ -9,9 +9,12 @@ does; the box bonus counted where the rules have one), and names the one Hard wo
   (:func:`.sim.playout`, both seats greedy) on the same ``worlds`` sampled guesses at the hidden
   cards (:meth:`.knowledge.Knowledge.sample`), so every option meets the same luck. Hard's
   choice is its own draw rule (:meth:`.hard.HardBot.take_discard`).
-- Discard decisions: Hard's own evaluation (:meth:`.hard.HardBot.discard_values` with
-  ``every=True``: every legal discard and knock, on all the samples), and Hard's choice is the
-  one it would play (:meth:`.hard.HardBot.knock_at_once`, then :meth:`.hard.HardBot.pick`).
+- Discard decisions: Hard's evaluation in the style that simulates every discard
+  (``discard_style=0``, its default before issue 17's fourth round; the default now discards by
+  MARJJ's hand-strength rule and simulates only a knock): :meth:`.hard.HardBot.discard_values`
+  with ``every=True`` (every legal discard and knock, on all the samples), and Hard's choice is
+  the one that style would play (:meth:`.hard.HardBot.knock_at_once`, then
+  :meth:`.hard.HardBot.pick`). The draw rule is that style's too.
 
 Values are rounded to 0.01, a loss and a start value to 0.1. A decision's **loss** is what Hard's
 choice is worth less what the played action is worth (never below 0): the points the player gave away by Hard's reckoning. A hand's **start value** is the
@@ -190,7 +193,9 @@ def match_scores(match: MatchState) -> list[tuple[int, int]]:
 
 def evaluate(view: SeatView, played: Action, *, worlds: int = WORLDS, step: int = 0) -> Decision:
     """Hard's evaluation of the decision in ``view`` (the seat to act), and ``played`` against it."""
-    bot = HardBot("analysis", worlds=worlds)
+    # The evaluation of every legal action is the discard style that simulates each discard (the
+    # default before issue 17's fourth round), with its knock valued as it was.
+    bot = HardBot("analysis", worlds=worlds, discard_style=0, knock_bias=0, strength_weight=100)
     bot.rng.seed(f"analysis:{view_key(view)}")
     if view.phase is Phase.DISCARD:
         values, best, reason = _discard(bot, view)

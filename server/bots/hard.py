@@ -17,7 +17,7 @@ How it decides:
   less ``blend``/100 times its quick-score gap to the best (playouts are noisy at this budget;
   the quick score carries the opponent model).
 - Knocking is a candidate too: its value is the exact settlement against each sampled opponent
-  hand (layoffs and undercuts included), plus ``knock_bias`` points (0). So it knocks while the
+  hand (layoffs and undercuts included), plus ``knock_bias`` points (-3). So it knocks while the
   opponent is far away, waits for gin when a knock would likely be undercut, and plays on when
   the simulations say it pays.
 - The opponent's knocking in the playouts (:meth:`HardBot.opp_knock_at`): at its first chance
@@ -47,6 +47,15 @@ How it decides:
 - A discard that cannot lower its deadwood is never taken; one that completes a new meld always
   is; any other is taken when it melds with the hand or lets it knock at once. (Simulating
   those draws was measured no better.)
+- ``discard_style`` 1, the default (0: the discards above, the style before issue 17's fourth
+  round, with ``knock_bias=0 strength_weight=100`` as it was): draws and discards as the
+  MARJJ-style player does, with the knock after the early turns weighed by simulation,
+  ``tie_band`` near-ties of its score broken by playouts and ``strength_weight`` (50: half of
+  MARJJ's) / ``strength_decay`` its best-draws weight (:mod:`.marjj_plus`); with ``own_take`` 1
+  it keeps the draw rule above. ``marjj_take`` 1: MARJJ's draw rule with either discard style.
+  ``sample_style`` 1 (0: off): the sampler replays the opponent's draws throwing as a gin player
+  would (:func:`.handstrength.gin_thrown_card`: keeping pairs and run partials) instead of the
+  least deadwood.
 - A won hand is worth the box bonus more than its points (``classic``, ``oklahoma``).
 - The hand's own knock limit and multiplier (the view's ``knock_limit`` and ``multiplier``) and
   the rules' scoring hooks drive every knock, playout and settlement: in ``oklahoma`` it waits
@@ -67,8 +76,10 @@ from server.rules.cards import DECK, VALUES
 from server.rules.melds import discard_deadwoods, min_deadwood
 
 from .base import Bot, own_mask, taken_index, top_of_pile
+from .handstrength import gin_thrown_card
 from .knowledge import Knowledge
-from .sim import DRAW, Memo, best_draws_deadwood, greedy_take, own_turns, playout, settle_points
+from .marjj_plus import marjj_plus_take, marjj_plus_values
+from .sim import DRAW, Memo, best_draws_deadwood, greedy_take, own_turns, playout, settle_points, thrown_card
 
 
 class HardBot(Bot):
@@ -86,7 +97,7 @@ class HardBot(Bot):
         blend: int = 100,
         lookahead: int = 1,
         margin: int = 8,
-        knock_bias: int = 0,
+        knock_bias: int = -3,
         keep: int = 2,
         clue_turns: int = 3,
         opp_gin_after: int = 3,
@@ -98,6 +109,13 @@ class HardBot(Bot):
         knock_risk: int = 0,
         gin_decay: int = 100,
         knock_cap: int = 0,
+        discard_style: int = 1,
+        tie_band: int = 0,
+        sample_style: int = 0,
+        own_take: int = 0,
+        strength_weight: int = 50,
+        strength_decay: int = 90,
+        marjj_take: int = 0,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:
@@ -120,6 +138,13 @@ class HardBot(Bot):
         self.knock_risk = knock_risk / 100
         self.gin_decay = gin_decay / 100
         self.knock_cap = knock_cap / 100
+        self.discard_style = discard_style
+        self.tie_band = tie_band
+        self.sample_style = sample_style
+        self.own_take = own_take
+        self.strength_weight = strength_weight / 100
+        self.strength_decay = strength_decay / 100
+        self.marjj_take = marjj_take
 
     def __repr__(self) -> str:
         return f"HardBot({self.seed!r}, worlds={self.worlds}, candidates={self.candidates})"
@@ -130,11 +155,17 @@ class HardBot(Bot):
         """``worlds`` guesses at the hidden cards: (opponent's hand, stock top first)."""
         weights = k.weights()
         turns = None if self.clue_turns >= 99 else self.clue_turns
-        return [k.sample(self.rng, weights, view.knock_limit, knock_turns=turns) for _ in range(worlds)]
+        thrower = gin_thrown_card if self.sample_style else thrown_card
+        return [
+            k.sample(self.rng, weights, view.knock_limit, knock_turns=turns, thrower=thrower)
+            for _ in range(worlds)
+        ]
 
     # --- draw ---------------------------------------------------------------------------------
 
     def take_discard(self, view: SeatView) -> bool:
+        if (self.discard_style and not self.own_take) or self.marjj_take:
+            return marjj_plus_take(view)
         hand = own_mask(view)
         top = top_of_pile(view)
         with_top = hand | 1 << top
@@ -150,6 +181,8 @@ class HardBot(Bot):
     # --- discard ------------------------------------------------------------------------------
 
     def discard(self, view: SeatView) -> Discard | Knock:
+        if self.discard_style:
+            return self.knock_at_once(view) or self.pick(*marjj_plus_values(self, view))
         return self.knock_at_once(view) or self.pick(*self.discard_values(view))
 
     def knock_at_once(self, view: SeatView) -> Knock | None:

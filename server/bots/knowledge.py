@@ -15,6 +15,7 @@ suggest, so a simulating bot can play the rest of the hand out on a full guessed
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from server.rules import SeatView, Source
@@ -198,6 +199,7 @@ class Knowledge:
         knock_limit: int,
         tries: int = 4,
         knock_turns: int | None = None,
+        thrower: Callable[[int, int], int] = thrown_card,
     ) -> tuple[int, list[int]]:
         """One guess at the hidden cards: (opponent's hand mask, stock order top first).
 
@@ -216,6 +218,8 @@ class Knowledge:
           when it could have knocked at its last discard (most players knock when they can;
           ``knock_limit`` is the hand's own; ``knock_turns``: only while it has discarded at most
           that many times, for an opponent who holds out for gin after its first turns).
+          ``thrower(hand, keep)``: the card a replayed draw throws (by default the least
+          deadwood left, as a simple player would).
         """
         k = self.opp_unknown_count
         keep = list(dict.fromkeys(c for c in self.opp_taken if self.opp_known >> c & 1))
@@ -247,7 +251,7 @@ class Knowledge:
             for c in keyed[need : need + extra]:
                 # as the opponent did: draw one, throw the card leaving the least deadwood
                 hand |= 1 << c
-                out = thrown_card(hand, self.opp_known)
+                out = thrower(hand, self.opp_known)
                 hand &= ~(1 << out)
                 stock.append(out)
             rng.shuffle(stock)
