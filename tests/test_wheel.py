@@ -23,6 +23,7 @@ import pytest
 
 from server import resources
 from server.bench.load import free_port
+from server.transport.page import Page
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -139,7 +140,11 @@ async def test_the_installed_server_plays_serves_the_web_client_and_lists_the_ru
             async with http.get("/") as r:
                 assert r.status == 200
                 page = await r.text()
-            assert "<!doctype html>" in page.lower() and (ROOT / "clients/web/index.html").read_text() == page
+            # the page as the checkout's files make it: the wheel ships the same files
+            expected = Page.build((ROOT / "clients" / "web").resolve())
+            assert "<!doctype html>" in page.lower() and page == expected.html
+            async with http.get(f"/v/{expected.version}/app.css") as r:
+                assert r.status == 200 and await r.read() == expected.stylesheet
             async with http.get("/api/rules") as r:
                 assert r.status == 200
                 names = json.dumps(await r.json())

@@ -75,7 +75,7 @@ def example_session() -> list[tuple[str, dict[str, Any]]]:
     """A real opening against the computer, seat 0's socket: ``(direction, message)`` pairs."""
     state = new_match("house", _SEED, 0)
     bot = make_bot("normal", _SEED)
-    token = "t_8m2Qf0…"
+    token = "K8m2Qf0…"
     out: list[tuple[str, dict[str, Any]]] = []
     version = 1  # the match was created at 0 and the computer took its seat
     hello = msgspec.to_builtins(w.Hello("m_Xq3k9sPz0aBcDeFg", token))
