@@ -19,7 +19,7 @@ import contextlib
 import logging
 import struct
 import time
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -125,11 +125,16 @@ class Connection:
         self.live: LiveMatch | None = None
         self.errors_in_a_row = 0
         self.bucket = TokenBucket(self.settings.limits.ws_rate)
-        self.outbox: asyncio.Queue[str | None] = asyncio.Queue()
-        self.writer = asyncio.get_running_loop().create_task(self._write_loop())
+        self.outbox: deque[str] = deque()
+        """Messages queued for the client, oldest first."""
+        self._flush: asyncio.Handle | None = None
+        """A write of the outbox scheduled on the loop (the messages one step queues together go
+        in one write)."""
+        self._slow: asyncio.Task[None] | None = None
+        """aiohttp's writer sending, message by message, waiting for the client to read."""
+        self._room: asyncio.Future[None] | None = None
         self.closing = False
         self._closer: asyncio.Task[Any] | None = None
-        self._room = asyncio.Event()
         self.session_id: str | None = None
         """The session of the player token its hello gave (None for a watch token)."""
         self.token_hash: str | None = None
@@ -145,14 +150,16 @@ class Connection:
     def _queue(self, text: str) -> None:
         if self.closing:
             return
-        if self.outbox.qsize() >= OUTBOX_LIMIT:
+        if len(self.outbox) >= OUTBOX_LIMIT:
             # The client stopped reading: drop it rather than buffer without bound.
             self.closing = True
             self._closer = asyncio.get_running_loop().create_task(
                 self.ws.close(code=CLOSE_SLOW_CONSUMER, message=b"client too slow")
             )
             return
-        self.outbox.put_nowait(text)
+        self.outbox.append(text)
+        if self._flush is None and self._slow is None:
+            self._flush = asyncio.get_running_loop().call_soon(self._write)
 
     def send(self, message: ServerMessage) -> None:
         self._queue(encode(message))
@@ -160,66 +167,102 @@ class Connection:
     async def room(self) -> bool:
         """Wait, before reading the client's next message, until the answers already queued for
         it are being read; False when it has not read them for ``SLOW_CONSUMER_SECONDS``."""
-        if self.outbox.qsize() < READ_PAUSE_AT:
+        if len(self.outbox) < READ_PAUSE_AT:
             return True
-        self._room.clear()
+        self._room = asyncio.get_running_loop().create_future()
         try:
-            await asyncio.wait_for(self._room.wait(), SLOW_CONSUMER_SECONDS)
+            await asyncio.wait_for(self._room, SLOW_CONSUMER_SECONDS)
         except TimeoutError:
             return False
+        finally:
+            self._room = None
         return True
 
-    async def _write_loop(self) -> None:
-        while True:
-            if self.outbox.qsize() < READ_PAUSE_AT // 2:
-                self._room.set()
-            text = await self.outbox.get()
-            if text is None:
-                return
-            if self.ws.closed:
-                continue
-            if not self.outbox.empty() and self._write_together(text):
-                continue
-            try:
-                await self.ws.send_str(text)
-            except (ConnectionError, RuntimeError):
-                self.closing = True
+    def _roomy(self) -> None:
+        room = self._room
+        if room is not None and not room.done() and len(self.outbox) < READ_PAUSE_AT // 2:
+            room.set_result(None)
 
-    def _write_together(self, first: str) -> bool:
-        """``first`` and the messages queued behind it (an ack and the state its action brought,
-        say) framed here and written at once: one system call, where aiohttp's writer makes one
-        per message, and on loopback each costs about as much as building a state message.
-        Only when the socket compresses nothing and its transport holds nothing unsent (the
-        client is reading); else False, and aiohttp's writer sends them one by one, waiting for
-        the client as it does. Every frame is written whole in one call, so frames never
-        interleave with aiohttp's own (its pings, a close)."""
+    def _write(self) -> None:
+        """Write what is queued: at once, on the loop, when the client is reading (no task, no
+        wake-up); else through aiohttp's writer in a task that waits for the client."""
+        self._flush = None
+        if self._slow is not None:
+            return
+        outbox = self.outbox
+        if self.ws.closed:
+            outbox.clear()
+        while outbox and self._write_together():
+            pass
+        if outbox:
+            self._slow = asyncio.get_running_loop().create_task(self._write_slowly())
+        self._roomy()
+
+    async def _write_slowly(self) -> None:
+        outbox = self.outbox
+        try:
+            while outbox:
+                self._roomy()
+                if self.ws.closed:
+                    outbox.clear()
+                    break
+                if self._write_together():
+                    continue
+                try:
+                    await self.ws.send_str(outbox.popleft())
+                except (ConnectionError, RuntimeError):
+                    self.closing = True
+        finally:
+            self._slow = None
+            self._roomy()
+
+    def _write_together(self) -> bool:
+        """The queued messages (an ack and the state its action brought, say; at most
+        ``WRITE_TOGETHER``) framed here and written at once: one system call, where aiohttp's
+        writer makes one per message, and on loopback each costs about as much as building a
+        state message. Only when the socket compresses nothing and its transport holds nothing
+        unsent (the client is reading); else False, and aiohttp's writer sends them one by one,
+        waiting for the client as it does. Every frame is written whole in one call, so frames
+        never interleave with aiohttp's own (its pings, a close)."""
         transport = self.transport
         if self.ws.compress or transport is None or transport.is_closing():
             return False
         if transport.get_write_buffer_size():
             return False
-        frames = [text_frame(first.encode())]
-        stop = False
-        while not self.outbox.empty() and len(frames) < WRITE_TOGETHER:
-            text = self.outbox.get_nowait()
-            if text is None:
-                stop = True
-                break
-            frames.append(text_frame(text.encode()))
+        outbox = self.outbox
+        if len(outbox) == 1:
+            data = text_frame(outbox.popleft().encode())
+        else:
+            frames: list[bytes] = []
+            while outbox and len(frames) < WRITE_TOGETHER:
+                frames.append(text_frame(outbox.popleft().encode()))
+            data = b"".join(frames)
         try:
-            transport.write(b"".join(frames))
+            transport.write(data)
         except (ConnectionError, RuntimeError):
             self.closing = True
-        if stop:
-            self.outbox.put_nowait(None)  # the last item: the loop stops at it next
         return True
 
+    def stop_writing(self) -> None:
+        """Drop the scheduled write and aiohttp's writer's task, if any."""
+        if self._flush is not None:
+            self._flush.cancel()
+            self._flush = None
+        if self._slow is not None:
+            self._slow.cancel()
+
     async def flush_and_stop(self) -> None:
-        self.outbox.put_nowait(None)
+        """Write what is queued (waiting up to 5 s for a client that is not reading)."""
+        if self._flush is not None:
+            self._flush.cancel()
+            self._write()
+        slow = self._slow
+        if slow is None:
+            return
         try:
-            await asyncio.wait_for(self.writer, timeout=5)
+            await asyncio.wait_for(slow, timeout=5)
         except TimeoutError:
-            self.writer.cancel()
+            slow.cancel()
 
     def error(self, error: ServiceError, msg_id: str | None = None) -> None:
         self.errors_in_a_row += 1
@@ -430,7 +473,7 @@ async def _serve(request: web.Request, ws: web.WebSocketResponse, allowed: bool)
                     await conn.close(CLOSE_ABUSE, "too many errors")
                 break
             if not await conn.room():
-                conn.writer.cancel()
+                conn.stop_writing()
                 await ws.close(code=CLOSE_SLOW_CONSUMER, message=b"client too slow")
                 break
     finally:
@@ -442,7 +485,7 @@ async def _serve(request: web.Request, ws: web.WebSocketResponse, allowed: bool)
                 await conn.unbind()
             await conn.flush_and_stop()
         finally:
-            conn.writer.cancel()
+            conn.stop_writing()
             with contextlib.suppress(Exception):
                 if not ws.closed:
                     await ws.close()
