@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from aiohttp import WSMsgType
 
-from server.transport.ws import SOCKET_COUNTS, text_frame
+from server.transport.ws import SOCKET_COUNTS
+from server.transport.ws_out import text_frame
 
 from .test_ws import human_match, to_act
 
