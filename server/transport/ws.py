@@ -17,9 +17,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import struct
 import time
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -47,6 +46,10 @@ from .keys import METRICS, SERVICE, SETTINGS, SOCKETS
 from .present import encode, state_message
 from .ratelimit import TokenBucket
 from .wire import Act, Hello, Ping, decode_client_message, message_id
+from .ws_out import (
+    CLOSE_SLOW_CONSUMER,
+    Outgoing,
+)
 
 log = logging.getLogger("server.transport.ws")
 
@@ -56,27 +59,7 @@ CLOSE_UNKNOWN_MATCH = 4004
 CLOSE_ABUSE = 4008
 CLOSE_TOO_MANY_SOCKETS = CLOSE_ABUSE
 """A ``hello`` to a match with its cap of sockets: closed as abuse, reason ``too many sockets``."""
-CLOSE_SLOW_CONSUMER = 1011
-OUTBOX_LIMIT = 512
-"""Messages queued for a client past which it has stopped reading (close 1011)."""
-READ_PAUSE_AT = 64
-"""Answers queued for a client past which its own messages wait to be read until the queue has
-drained: a burst the client reads is answered in full, and the client, not the queue, waits."""
-SLOW_CONSUMER_SECONDS = 10.0
-"""How long a paused reader waits for the client to read before the socket closes with 1011."""
-WRITE_TOGETHER = 64
-"""The most queued messages framed together into one write."""
 _PONG = Pong()
-
-
-def text_frame(payload: bytes) -> bytes:
-    """One unfragmented, unmasked text frame (RFC 6455, 5.2), as a server sends it."""
-    n = len(payload)
-    if n < 126:
-        return bytes((0x81, n)) + payload
-    if n < 65536:
-        return struct.pack("!BBH", 0x81, 126, n) + payload
-    return struct.pack("!BBQ", 0x81, 127, n) + payload
 
 
 @dataclass(slots=True)
@@ -111,7 +94,7 @@ def origin_allowed(request: web.Request, allowed: tuple[str, ...]) -> bool:
     return parts.scheme == request.scheme and parts.netloc == request.host
 
 
-class Connection:
+class Connection(Outgoing):
     """A socket's side of the protocol; implements the service's ``Subscriber``."""
 
     def __init__(self, ws: web.WebSocketResponse, service: MatchService, request: web.Request) -> None:
@@ -125,11 +108,12 @@ class Connection:
         self.live: LiveMatch | None = None
         self.errors_in_a_row = 0
         self.bucket = TokenBucket(self.settings.limits.ws_rate)
-        self.outbox: asyncio.Queue[str | None] = asyncio.Queue()
-        self.writer = asyncio.get_running_loop().create_task(self._write_loop())
+        self.outbox = deque()
+        self._flush = None
+        self._slow = None
+        self._room = None
         self.closing = False
         self._closer: asyncio.Task[Any] | None = None
-        self._room = asyncio.Event()
         self.session_id: str | None = None
         """The session of the player token its hello gave (None for a watch token)."""
         self.token_hash: str | None = None
@@ -142,84 +126,8 @@ class Connection:
     def deliver(self, update: SeatUpdate) -> None:
         self._queue(state_message(update))
 
-    def _queue(self, text: str) -> None:
-        if self.closing:
-            return
-        if self.outbox.qsize() >= OUTBOX_LIMIT:
-            # The client stopped reading: drop it rather than buffer without bound.
-            self.closing = True
-            self._closer = asyncio.get_running_loop().create_task(
-                self.ws.close(code=CLOSE_SLOW_CONSUMER, message=b"client too slow")
-            )
-            return
-        self.outbox.put_nowait(text)
-
     def send(self, message: ServerMessage) -> None:
         self._queue(encode(message))
-
-    async def room(self) -> bool:
-        """Wait, before reading the client's next message, until the answers already queued for
-        it are being read; False when it has not read them for ``SLOW_CONSUMER_SECONDS``."""
-        if self.outbox.qsize() < READ_PAUSE_AT:
-            return True
-        self._room.clear()
-        try:
-            await asyncio.wait_for(self._room.wait(), SLOW_CONSUMER_SECONDS)
-        except TimeoutError:
-            return False
-        return True
-
-    async def _write_loop(self) -> None:
-        while True:
-            if self.outbox.qsize() < READ_PAUSE_AT // 2:
-                self._room.set()
-            text = await self.outbox.get()
-            if text is None:
-                return
-            if self.ws.closed:
-                continue
-            if not self.outbox.empty() and self._write_together(text):
-                continue
-            try:
-                await self.ws.send_str(text)
-            except (ConnectionError, RuntimeError):
-                self.closing = True
-
-    def _write_together(self, first: str) -> bool:
-        """``first`` and the messages queued behind it (an ack and the state its action brought,
-        say) framed here and written at once: one system call, where aiohttp's writer makes one
-        per message, and on loopback each costs about as much as building a state message.
-        Only when the socket compresses nothing and its transport holds nothing unsent (the
-        client is reading); else False, and aiohttp's writer sends them one by one, waiting for
-        the client as it does. Every frame is written whole in one call, so frames never
-        interleave with aiohttp's own (its pings, a close)."""
-        transport = self.transport
-        if self.ws.compress or transport is None or transport.is_closing():
-            return False
-        if transport.get_write_buffer_size():
-            return False
-        frames = [text_frame(first.encode())]
-        stop = False
-        while not self.outbox.empty() and len(frames) < WRITE_TOGETHER:
-            text = self.outbox.get_nowait()
-            if text is None:
-                stop = True
-                break
-            frames.append(text_frame(text.encode()))
-        try:
-            transport.write(b"".join(frames))
-        except (ConnectionError, RuntimeError):
-            self.closing = True
-        if stop:
-            self.outbox.put_nowait(None)  # the last item: the loop stops at it next
-        return True
-
-    async def flush_and_stop(self) -> None:
-        self.outbox.put_nowait(None)
-        try:
-            await asyncio.wait_for(self.writer, timeout=5)
-        except TimeoutError:
-            self.writer.cancel()
 
     def error(self, error: ServiceError, msg_id: str | None = None) -> None:
         self.errors_in_a_row += 1
@@ -394,6 +302,9 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
 async def _serve(request: web.Request, ws: web.WebSocketResponse, allowed: bool) -> web.WebSocketResponse:
     limits = request.app[SETTINGS].limits
     await ws.prepare(request)
+    # The upgrade's headers (the security headers among them) are sent: nothing reads them again,
+    # and each socket would keep them (about 0.8 KB) for as long as it is open.
+    ws.headers.clear()
     if not allowed:
         await ws.close(code=CLOSE_FORBIDDEN_ORIGIN, message=b"forbidden origin")
         return ws
@@ -430,7 +341,7 @@ async def _serve(request: web.Request, ws: web.WebSocketResponse, allowed: bool)
                     await conn.close(CLOSE_ABUSE, "too many errors")
                 break
             if not await conn.room():
-                conn.writer.cancel()
+                conn.stop_writing()
                 await ws.close(code=CLOSE_SLOW_CONSUMER, message=b"client too slow")
                 break
     finally:
@@ -442,7 +353,7 @@ async def _serve(request: web.Request, ws: web.WebSocketResponse, allowed: bool)
                 await conn.unbind()
             await conn.flush_and_stop()
         finally:
-            conn.writer.cancel()
+            conn.stop_writing()
             with contextlib.suppress(Exception):
                 if not ws.closed:
                     await ws.close()

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from aiohttp import WSMsgType
 
-from server.transport.ws import SOCKET_COUNTS, text_frame
+from server.transport.ws import SOCKET_COUNTS
+from server.transport.ws_out import text_frame
 
 from .test_ws import human_match, to_act
 
@@ -82,8 +83,24 @@ async def test_a_compressing_socket_gets_its_messages_from_aiohttp(make_client):
     watcher = next(c for c in client.server.app[SOCKET_COUNTS].by_match[m["match_id"]] if c.seat is None)
     assert watcher.ws.compress
     watcher.transport = CountingTransport(watcher.transport)
-    assert not watcher._write_together('{"type":"pong"}')
+    watcher.outbox.append('{"type":"pong"}')
+    assert not watcher._write_together()
+    watcher.outbox.clear()
     await sock.close()
+
+
+async def test_a_lone_message_is_written_on_the_loop_with_no_task(make_client):
+    """A client that reads gets even a single message (a pong) in one direct write, from a
+    callback on the loop: no writer task is woken (or made) for it."""
+    client = await make_client()
+    m, _, _, a, b = await human_match(client)
+    mover, _ = to_act(a, a, b)
+    conn = connections(client, m["match_id"])[mover.state["view"]["seat"]]
+    counting = conn.transport = CountingTransport(conn.transport)
+    await mover.send({"type": "ping"})
+    assert (await mover.recv_until("pong"))["type"] == "pong"
+    assert counting.writes == [text_frame(b'{"type":"pong"}')]
+    assert conn._slow is None
 
 
 @pytest.mark.parametrize(("size", "header"), [(0, 2), (125, 2), (126, 4), (65535, 4), (65536, 10)])
