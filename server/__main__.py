@@ -131,8 +131,9 @@ async def _settle_gc(app: web.Application) -> None:
     one took about 200 ms, the worst pause a player saw. Frozen start-up objects are never
     walked again. While serving, what survives the collector's young collections is frozen
     too, at most once per ``gc_freeze_seconds``, so full collections stay small; a young
-    collection's length is then set by the first threshold (see the setting), and every pause
-    is timed (:mod:`server.transport.gcwatch`)."""
+    collection's length is then set by the first threshold (see the setting), once per
+    ``gc_thaw_seconds`` the frozen objects are thawed and collected in full (closed sockets'
+    cycles), and every pause is timed (:mod:`server.transport.gcwatch`)."""
     from server.transport.gcwatch import GcWatch
     from server.transport.keys import METRICS, SETTINGS
 
@@ -140,7 +141,9 @@ async def _settle_gc(app: web.Application) -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(*settings.gc_thresholds)
-    GcWatch(app[METRICS].registry, settings.gc_freeze_seconds).install(asyncio.get_running_loop())
+    GcWatch(app[METRICS].registry, settings.gc_freeze_seconds, settings.gc_thaw_seconds).install(
+        asyncio.get_running_loop()
+    )
 
 
 if __name__ == "__main__":

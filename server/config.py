@@ -16,7 +16,9 @@ reverse proxies whose ``X-Forwarded-For``/``-Proto``/``-Host`` are believed; def
 ``GINRUMMY_WS_COMPRESS`` (``1`` to accept WebSocket compression; default off),
 ``GINRUMMY_UVLOOP`` (``0`` to keep asyncio's event loop when uvloop is installed),
 ``GINRUMMY_GC_FREEZE_SECONDS`` (at most how often the young collections' survivors are frozen
-out of the collector's way; default 1, 0: never), ``GINRUMMY_GC_THRESHOLDS`` (the collector's three
+out of the collector's way; default 1, 0: never), ``GINRUMMY_GC_THAW_SECONDS`` (how often the
+frozen objects are thawed and collected in full, freeing closed sockets; default 600, 0: never),
+``GINRUMMY_GC_THRESHOLDS`` (the collector's three
 thresholds; default ``1000,10,10``; ``/`` may stand for the commas), ``GINRUMMY_SQLITE_INLINE``
 (the largest batch of changes a SQLite file's group commit writes on the event loop's thread
 when the file is free, rather than on its writer thread; default 4, 0: none).
@@ -155,6 +157,11 @@ class Settings:
     """After the collector's own collection of the young generations, move what survived into
     the permanent generation (``gc.freeze``), at most once per so many seconds, so no
     collection walks the live matches again (0: never); see :mod:`server.transport.gcwatch`."""
+    gc_thaw_seconds: float = 600.0
+    """Once per so many seconds, the freeze first thaws what was frozen and collects it in full
+    (one longer pause), freeing the reference cycles aiohttp leaves each closed WebSocket in,
+    which a socket open at a freeze would otherwise keep for good (0: never; memory then grows
+    with every socket that comes and goes)."""
     gc_thresholds: tuple[int, int, int] = (1_000, 10, 10)
     """The collector's thresholds (``gc.set_threshold``), set once the server has started. A
     young collection walks what was allocated since the last one, and the live matches' new
@@ -209,6 +216,8 @@ class Settings:
             values["ws_compress"] = _flag("GINRUMMY_WS_COMPRESS", env["GINRUMMY_WS_COMPRESS"])
         if "GINRUMMY_GC_FREEZE_SECONDS" in env:
             values["gc_freeze_seconds"] = float(env["GINRUMMY_GC_FREEZE_SECONDS"])
+        if "GINRUMMY_GC_THAW_SECONDS" in env:
+            values["gc_thaw_seconds"] = float(env["GINRUMMY_GC_THAW_SECONDS"])
         if "GINRUMMY_GC_THRESHOLDS" in env:
             parts = env["GINRUMMY_GC_THRESHOLDS"].replace("/", ",").split(",")
             if len(parts) != 3:
@@ -261,6 +270,8 @@ class Settings:
             raise ValueError("the bot delay cannot be negative")
         if self.gc_freeze_seconds < 0:
             raise ValueError("the collector's freeze period cannot be negative (0: off)")
+        if self.gc_thaw_seconds < 0:
+            raise ValueError("the collector's thaw period cannot be negative (0: off)")
         if min(self.gc_thresholds) < 1:
             raise ValueError("the collector's thresholds must be positive")
         if not 0 <= self.ladder_cpu <= 64:

@@ -8,8 +8,12 @@ by itself (generation 1 or 2), what survived is frozen (``gc.freeze``: moved to 
 generation, which no collection walks again), at most once per ``freeze_every`` seconds. That
 adds no collection of its own; the oldest generation stays small, and so do full collections.
 Frozen objects are still freed by reference counting when a match ends; only a reference cycle
-among them would never be collected, and the hot path makes none
-(``tests/scale/test_garbage.py``).
+among them is never collected. The hot path makes none (``tests/scale/test_garbage.py``), but
+aiohttp leaves every closed WebSocket in cycles (its request handler, request, response,
+writer and transport refer to each other), and a socket that was open at a freeze is frozen
+with them: a server with players coming and going would keep every socket it ever froze. So
+once per ``thaw_every`` seconds the freeze is a thaw first: ``gc.unfreeze()``, one full
+collection (which frees those cycles; its pause is timed like any other), then the freeze.
 
 The server process installs this once (``python -m server``), so ``/metrics`` shows how often
 the collector ran, how long it paused the loop (wall and CPU time), the longest pause, how
@@ -21,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
+from collections.abc import Callable
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
@@ -34,13 +39,25 @@ BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
 class GcWatch:
     """Times each collection from its ``start`` to its ``stop`` callback."""
 
-    def __init__(self, registry: CollectorRegistry, freeze_every: float = 0.0) -> None:
+    def __init__(
+        self,
+        registry: CollectorRegistry,
+        freeze_every: float = 0.0,
+        thaw_every: float = 0.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.freeze_every = freeze_every
+        self.thaw_every = thaw_every
+        self._clock = clock
         self.freezes = Counter(
             "ginrummy_gc_freezes", "Survivors of the young generations frozen", registry=registry
         )
+        self.thaws = Counter(
+            "ginrummy_gc_thaws", "Frozen objects thawed and collected in full", registry=registry
+        )
         self._loop: asyncio.AbstractEventLoop | None = None
         self._last_freeze = -1e9
+        self._last_thaw = clock()
         self._freeze_pending = False
         self.pauses = Histogram(
             "ginrummy_gc_pause_seconds",
@@ -97,7 +114,7 @@ class GcWatch:
             and info.get("generation", 0) >= 1
             and not self._freeze_pending
             and self._loop is not None
-            and time.monotonic() - self._last_freeze >= self.freeze_every
+            and self._clock() - self._last_freeze >= self.freeze_every
         ):
             # Not from inside the collector (it may run on any thread): on the loop, next.
             self._freeze_pending = True
@@ -107,9 +124,15 @@ class GcWatch:
                 self._loop = None
 
     def freeze(self) -> None:
-        """Move every object the collector tracks into the permanent generation."""
+        """Move every object the collector tracks into the permanent generation; once per
+        ``thaw_every``, first thaw what was frozen and collect it in full."""
         self._freeze_pending = False
-        self._last_freeze = time.monotonic()
+        now = self._last_freeze = self._clock()
+        if self.thaw_every > 0 and now - self._last_thaw >= self.thaw_every:
+            self._last_thaw = now
+            gc.unfreeze()
+            gc.collect()  # its callback schedules no freeze: one was just counted as made
+            self.thaws.inc()
         gc.freeze()
         self.freezes.inc()
 

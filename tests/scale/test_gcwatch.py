@@ -86,3 +86,34 @@ def test_a_collection_after_the_loop_closed_raises_nothing():
     finally:
         watch.remove()
     assert watch._loop is None
+
+
+def test_a_cycle_frozen_while_alive_is_freed_by_the_next_thaw_and_kept_without_one():
+    class Socket:  # a closed socket's objects, referring to each other as aiohttp's do
+        pass
+
+    now = [0.0]
+    gc.unfreeze()
+    try:
+        for thaw_every, freed in ((0.0, False), (600.0, True)):
+            registry = CollectorRegistry()
+            watch = GcWatch(registry, freeze_every=1, thaw_every=thaw_every, clock=lambda: now[0])
+            one = Socket()
+            one.me = one
+            alive = weakref.ref(one)
+            watch.freeze()  # open at a freeze: frozen with its cycle
+            del one  # closed: only the cycle holds it now
+            gc.collect()
+            assert alive() is not None  # no collection walks the frozen
+            now[0] += 599
+            watch.freeze()
+            assert alive() is not None  # not yet time to thaw
+            now[0] += 1
+            watch.freeze()
+            assert (alive() is None) is freed
+            assert registry.get_sample_value("ginrummy_gc_thaws_total") == (1 if freed else 0)
+            assert registry.get_sample_value("ginrummy_gc_freezes_total") == 3
+            gc.unfreeze()
+            gc.collect()
+    finally:
+        gc.unfreeze()

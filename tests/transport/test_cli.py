@@ -31,6 +31,8 @@ def test_the_collectors_thresholds_come_from_the_environment():
     assert Settings.from_env({}).gc_thresholds == (1_000, 10, 10)
     assert Settings.from_env({"GINRUMMY_GC_THRESHOLDS": "2000,5,10"}).gc_thresholds == (2000, 5, 10)
     assert Settings.from_env({"GINRUMMY_GC_THRESHOLDS": "2000/5/10"}).gc_thresholds == (2000, 5, 10)
+    assert Settings.from_env({}).gc_thaw_seconds == 600
+    assert Settings.from_env({"GINRUMMY_GC_THAW_SECONDS": "0"}).gc_thaw_seconds == 0
 
 
 def test_the_sqlite_batches_written_on_the_loops_thread_come_from_the_environment():
@@ -109,6 +111,7 @@ def test_a_cpu_quota_is_read_from_either_cgroup_version(tmp_path, files, quota):
         {"GINRUMMY_BOT_WORKERS": "-2"},
         {"GINRUMMY_BOT_WORKERS": "some"},
         {"GINRUMMY_GC_THRESHOLDS": "700,10"},
+        {"GINRUMMY_GC_THAW_SECONDS": "-1"},
         {"GINRUMMY_GC_THRESHOLDS": "0,10,10"},
         {"GINRUMMY_GC_THRESHOLDS": "many,10,10"},
         {"GINRUMMY_SQLITE_INLINE": "-1"},
