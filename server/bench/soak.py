@@ -244,9 +244,13 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
     # JSON log lines: the traceback is a field of the line. Any traceback fails the run; the lines
     # are kept whole, to be read.
     lines = [ln for t in logs for ln in t.splitlines()]
-    traced = [ln for ln in lines if "Traceback" in ln]
-    out["tracebacks"] = len(traced)
-    out["traceback_lines"] = traced[:5]
+    at = [i for i, ln in enumerate(lines) if "Traceback" in ln]
+    out["tracebacks"] = len(at)
+    # A JSON line holds its whole traceback; one printed raw (an exception at exit, in a thread
+    # or in a finalizer) goes on over the lines after it: keep those too.
+    out["traceback_lines"] = [
+        lines[i] if lines[i].lstrip().startswith("{") else "\n".join(lines[i : i + 25]) for i in at[:5]
+    ]
     out["dropped_connection_messages"] = sum(DROPPED in ln for ln in lines)
     out["resent"] = tally.resent
     out["victim_errors"], out["allowed_errors"] = dict(tally.errors), dict(tally.allowed)
