@@ -38,7 +38,10 @@ def test_the_benchmark_prints_figures_and_plays_moves_on_both_servers(
         assert m, out
         # FlatFile rewrites its file at every move: on a loaded machine its 1.5 s of saturation
         # may end before its first move lands. Every other target must move in both phases.
-        assert int(m[1]) > 0 and (int(m[2]) > 0 or name == "bgio-flatfile"), out
+        if name == "bgio-flatfile":  # may land nothing in one 1.5 s phase, never in both
+            assert int(m[1]) + int(m[2]) > 0, out
+        else:
+            assert int(m[1]) > 0 and int(m[2]) > 0, out
     for title in (t.title for t in TARGETS.values()):
         row = next(line for line in out.splitlines() if line.startswith(f"| {title} |"))
         assert "| 0 |" in row, row  # no errors on any target
