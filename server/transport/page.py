@@ -48,12 +48,12 @@ class Page:
         index = root / "index.html"
         html = index.read_text(encoding="utf-8")
         inputs = [index]
-        sheets = [p for p in (_inside(root, m["href"]) for m in _LINK.finditer(html)) if p is not None]
+        sheets = [p for p in (inside(root, m["href"]) for m in _LINK.finditer(html)) if p is not None]
         inputs += sheets
         stylesheet = b"".join(
             f"/* {p.relative_to(root)} */\n".encode() + p.read_bytes() + b"\n" for p in sheets
         )
-        entries = [p for p in (_inside(root, m["src"]) for m in _SCRIPT.finditer(html)) if p is not None]
+        entries = [p for p in (inside(root, m["src"]) for m in _SCRIPT.finditer(html)) if p is not None]
         modules = _modules(root, entries)
         inputs += modules
         digest = hashlib.sha256(stylesheet)
@@ -64,7 +64,7 @@ class Page:
         if sheets:
             html = _join_links(html, root, f'<link rel="stylesheet" href="{prefix}{STYLESHEET}" />')
         html = _SCRIPT.sub(
-            lambda m: m[0].replace(m["src"], prefix + m["src"]) if _inside(root, m["src"]) else m[0], html
+            lambda m: m[0].replace(m["src"], prefix + m["src"]) if inside(root, m["src"]) else m[0], html
         )
         preloads = "".join(
             f'    <link rel="modulepreload" href="{prefix}{m.relative_to(root).as_posix()}" />\n'
@@ -82,11 +82,11 @@ class Page:
             return False
 
 
-def _inside(root: Path, rel: str | Path) -> Path | None:
+def inside(root: Path, rel: str | Path) -> Path | None:
     """``rel`` (relative to ``root``, or a path) as a file inside ``root``, or None."""
     try:
         path = (root / rel).resolve(strict=True)
-    except (OSError, RuntimeError, ValueError):
+    except (OSError, RuntimeError, ValueError):  # ValueError: a NUL in the path
         return None
     return path if path.is_relative_to(root) and path.is_file() else None
 
@@ -97,7 +97,7 @@ def _join_links(html: str, root: Path, replacement: str) -> str:
 
     def one(m: re.Match[str]) -> str:
         nonlocal done
-        if _inside(root, m["href"]) is None:
+        if inside(root, m["href"]) is None:
             return m[0]
         if done:
             return ""
@@ -120,7 +120,7 @@ def _modules(root: Path, entries: list[Path]) -> list[Path]:
         found[path] = None
         text = path.read_text(encoding="utf-8")
         for m in _IMPORT.finditer(text):
-            child = _inside(root, path.parent / m["spec"])
+            child = inside(root, path.parent / m["spec"])
             if child is not None and child not in found:
                 todo.append(child)
     return list(found)
@@ -132,9 +132,11 @@ class PageCache:
     def __init__(self) -> None:
         self._page: Page | None = None
 
-    def get(self, root: Path) -> Page:
-        """The current page of ``root`` (resolved; it holds ``index.html``)."""
+    def get(self, root: Path, *, check: bool = True) -> Page:
+        """The current page of ``root`` (resolved; it holds ``index.html``). ``check=False``
+        trusts the last build without looking at the files again (the page's own requests:
+        the page itself, asked first, has just looked)."""
         page = self._page
-        if page is None or not page.fresh() or page.inputs[0][0].parent != root:
+        if page is None or page.inputs[0][0].parent != root or (check and not page.fresh()):
             page = self._page = Page.build(root)
         return page

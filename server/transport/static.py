@@ -1,5 +1,5 @@
 """The browser client's static files from ``clients/web/``: the page at ``/`` (``index.html``
-as :mod:`.page` serves it, with one joined stylesheet at ``/app.css``), or a small placeholder
+as :mod:`.page` serves it, its joined stylesheet and modules under ``/v/VERSION/``), or a small placeholder
 page while that folder does not exist. Only files inside the folder are served; nothing else on
 disk is reachable."""
 
@@ -11,7 +11,7 @@ from aiohttp import web
 
 from .. import resources
 from .keys import PAGE, SETTINGS
-from .page import STYLESHEET, Page, PageCache
+from .page import STYLESHEET, Page, PageCache, inside
 
 PLACEHOLDER = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -28,17 +28,14 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 def _file(root: Path, rel: str) -> Path | None:
     try:
         root = resources.web_root(root).resolve(strict=True)
-        path = (root / rel).resolve(strict=True)
-    except (OSError, RuntimeError, ValueError):  # ValueError: a NUL in the path
+    except (OSError, RuntimeError):
         return None
-    if not path.is_relative_to(root) or not path.is_file():
-        return None
-    return path
+    return inside(root, rel)
 
 
-def _page(request: web.Request) -> Page | None:
+def _page(request: web.Request, *, check: bool = True) -> Page | None:
     path = _file(request.app[SETTINGS].static_dir, "index.html")
-    return None if path is None else request.app[PAGE].get(path.parent)
+    return None if path is None else request.app[PAGE].get(path.parent, check=check)
 
 
 async def index(request: web.Request) -> web.StreamResponse:
@@ -52,7 +49,7 @@ async def versioned(request: web.Request) -> web.StreamResponse:
     """A file of the page under ``v/VERSION/`` (the joined stylesheet, or any file of the folder):
     cached for a year when VERSION is the current one; an older version gets today's file,
     revalidated each time."""
-    page = _page(request)
+    page = _page(request, check=False)
     if page is None:
         raise web.HTTPNotFound(reason="no such file")
     rel = request.match_info["path"]
