@@ -7,8 +7,9 @@ view's own ``legal_actions``.
 
 All randomness comes from the bot's private ``random.Random`` (``rng``), made anew for every
 decision, seeded from the bot's seed and the view itself (never the global generator or the
-clock). So an action is a function of (seed, view) alone: the same seed and view give the same action, in any order, and
-a bot rebuilt after a server restart plays exactly as the one it replaces.
+clock). So an action is a function of (seed, view) alone: the same seed and view give the same
+action, in any order, and a bot rebuilt after a server restart plays exactly as the one it
+replaces.
 """
 
 from __future__ import annotations
