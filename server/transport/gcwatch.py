@@ -11,9 +11,11 @@ Frozen objects are still freed by reference counting when a match ends; only a r
 among them is never collected. The hot path makes none (``tests/scale/test_garbage.py``), but
 aiohttp leaves every closed WebSocket in cycles (its request handler, request, response,
 writer and transport refer to each other), and a socket that was open at a freeze is frozen
-with them: a server with players coming and going would keep every socket it ever froze. So
-once per ``thaw_every`` seconds the freeze is a thaw first: ``gc.unfreeze()``, one full
-collection (which frees those cycles; its pause is timed like any other), then the freeze.
+with them: a server with players coming and going would keep every socket it ever froze. The
+WebSocket handlers break the cycle aiohttp leaves when their socket is done
+(:func:`release_socket`), and once per ``thaw_every`` seconds the freeze is a thaw first, for any
+other cycle: ``gc.unfreeze()``, one full collection (its pause is timed like any other), then
+the freeze.
 
 The server process installs this once (``python -m server``), so ``/metrics`` shows how often
 the collector ran, how long it paused the loop (wall and CPU time), the longest pause, how
@@ -34,6 +36,20 @@ SLOW = 0.020
 """A pause longer than this (seconds) is counted as slow."""
 
 BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
+
+
+def release_socket(request: Any) -> None:
+    """Break the reference cycle aiohttp (3.14) leaves a finished WebSocket in:
+    its request handler keeps the response's ``_on_data_received`` callback after the
+    connection is lost, and the response keeps the request, which keeps the handler. Call it
+    when the socket's handler is done with it (the callback then only reset the heartbeat of a
+    socket that is closed). Without it, each closed socket (with its request, writer, reader and
+    transport, about 50 objects) waits for a full collection; after it, reference counting frees
+    them at once (``tests/transport/test_ws_memory.py``). An aiohttp without the attribute is
+    left alone."""
+    protocol = getattr(request, "protocol", None)
+    if getattr(protocol, "_data_received_cb", None) is not None:
+        setattr(protocol, "_data_received_cb", None)  # noqa: B010 (a private slot: no attribute check)
 
 
 class GcWatch:

@@ -23,6 +23,7 @@ from server.service.timecontrol import TimeControl, TimeControlError
 from server.wire import messages as w
 
 from .errors import ws_error
+from .gcwatch import release_socket
 from .keys import SERVICE, SETTINGS, SOCKETS
 from .present import encode, iso
 from .ratelimit import TokenBucket
@@ -204,6 +205,7 @@ async def lobby_websocket(request: web.Request) -> web.WebSocketResponse:
         return ws
     finally:
         SocketCounts.drop(counts.by_address, address)
+        release_socket(request)
 
 
 def setup(app: web.Application) -> None:

@@ -42,6 +42,7 @@ from server.wire.messages import Ack as AckMessage
 from server.wire.messages import Pong, ServerMessage
 
 from .errors import ws_error
+from .gcwatch import release_socket
 from .keys import METRICS, SERVICE, SETTINGS, SOCKETS
 from .present import encode, state_message
 from .ratelimit import TokenBucket
@@ -297,6 +298,7 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
         return await _serve(request, ws, allowed)
     finally:
         SocketCounts.drop(counts.by_address, address)
+        release_socket(request)
 
 
 async def _serve(request: web.Request, ws: web.WebSocketResponse, allowed: bool) -> web.WebSocketResponse:

@@ -3,6 +3,13 @@ headers among them), which the client still receives."""
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import weakref
+
+import pytest
+
+from server.transport.keys import SOCKETS
 from server.transport.ws import SOCKET_COUNTS
 
 from .test_ws import human_match
@@ -20,3 +27,38 @@ async def test_the_upgrade_headers_are_sent_then_not_kept(make_client):
     watcher = next(c for c in client.server.app[SOCKET_COUNTS].by_match[m["match_id"]] if c.seat is None)
     assert len(watcher.ws.headers) == 0
     await sock.close()
+
+
+@pytest.mark.parametrize("path", ["/ws", "/ws/lobby"])
+async def test_a_closed_socket_is_freed_without_the_collector(make_client, path):
+    """aiohttp leaves a finished WebSocket in a reference cycle (its request handler keeps the
+    response's data callback); the handlers break it, so reference counting frees the socket
+    (with its request, handler, reader and writer) as soon as the connection is gone: it neither
+    waits for a full collection nor is kept for good when the collector froze it while open."""
+    client = await make_client()
+    sockets = client.server.app[SOCKETS]
+    if path == "/ws":
+        m, _, _, _, _ = await human_match(client)
+    before = set(sockets)
+    sock = await client.ws_connect(path)
+    if path == "/ws":
+        await sock.send_json({"type": "hello", "match": m["match_id"], "token": m["watch_token"]})
+        assert (await sock.receive_json(timeout=10))["type"] == "state"
+    for _ in range(200):
+        if sockets - before:
+            break
+        await asyncio.sleep(0.01)
+    (server_side,) = sockets - before
+    gone = weakref.ref(server_side)
+    del server_side
+    gc.collect()
+    gc.disable()
+    try:
+        await sock.close()
+        for _ in range(200):  # the server's handler finishes, then the connection is lost
+            if gone() is None:
+                break
+            await asyncio.sleep(0.01)
+        assert gone() is None
+    finally:
+        gc.enable()
