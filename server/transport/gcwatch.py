@@ -71,6 +71,12 @@ class GcWatch:
         self.thaws = Counter(
             "ginrummy_gc_thaws", "Frozen objects thawed and collected in full", registry=registry
         )
+        self.thaw_collected = Gauge(
+            "ginrummy_gc_thaw_collected",
+            "Unreachable objects the last thaw's full collection freed (cycles that were frozen)",
+            registry=registry,
+        )
+        self._thawing = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._last_freeze = -1e9
         self._last_thaw = clock()
@@ -114,6 +120,8 @@ class GcWatch:
             return
         pause = time.perf_counter() - self._started
         cpu = time.thread_time() - self._started_cpu
+        if self._thawing:
+            self.thaw_collected.set(info.get("collected", 0))
         if cpu > SLOW:
             self.slow_cpu.inc()
         if cpu > self._max_cpu:
@@ -147,7 +155,11 @@ class GcWatch:
         if self.thaw_every > 0 and now - self._last_thaw >= self.thaw_every:
             self._last_thaw = now
             gc.unfreeze()
-            gc.collect()  # its callback schedules no freeze: one was just counted as made
+            self._thawing = True
+            try:
+                gc.collect()  # its callback schedules no freeze: one was just counted as made
+            finally:
+                self._thawing = False
             self.thaws.inc()
         gc.freeze()
         self.freezes.inc()

@@ -97,22 +97,27 @@ def test_a_cycle_frozen_while_alive_is_freed_by_the_next_thaw_and_kept_without_o
     try:
         for thaw_every, freed in ((0.0, False), (600.0, True)):
             registry = CollectorRegistry()
-            watch = GcWatch(registry, freeze_every=1, thaw_every=thaw_every, clock=lambda: now[0])
-            one = Socket()
-            one.me = one
-            alive = weakref.ref(one)
-            watch.freeze()  # open at a freeze: frozen with its cycle
-            del one  # closed: only the cycle holds it now
-            gc.collect()
-            assert alive() is not None  # no collection walks the frozen
-            now[0] += 599
-            watch.freeze()
-            assert alive() is not None  # not yet time to thaw
-            now[0] += 1
-            watch.freeze()
-            assert (alive() is None) is freed
-            assert registry.get_sample_value("ginrummy_gc_thaws_total") == (1 if freed else 0)
-            assert registry.get_sample_value("ginrummy_gc_freezes_total") == 3
+            watch = GcWatch(registry, freeze_every=1, thaw_every=thaw_every, clock=lambda: now[0]).install()
+            try:
+                one = Socket()
+                one.me = one
+                alive = weakref.ref(one)
+                watch.freeze()  # open at a freeze: frozen with its cycle
+                del one  # closed: only the cycle holds it now
+                gc.collect()
+                assert alive() is not None  # no collection walks the frozen
+                now[0] += 599
+                watch.freeze()
+                assert alive() is not None  # not yet time to thaw
+                now[0] += 1
+                watch.freeze()
+                assert (alive() is None) is freed
+                assert registry.get_sample_value("ginrummy_gc_thaws_total") == (1 if freed else 0)
+                assert registry.get_sample_value("ginrummy_gc_freezes_total") == 3
+                # What the thaw freed is reported: the socket at least (and nothing without a thaw).
+                assert (registry.get_sample_value("ginrummy_gc_thaw_collected") >= 1) is freed
+            finally:
+                watch.remove()
             gc.unfreeze()
             gc.collect()
     finally:
