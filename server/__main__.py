@@ -132,8 +132,8 @@ async def _settle_gc(app: web.Application) -> None:
     walked again. While serving, what survives the collector's young collections is frozen
     too, at most once per ``gc_freeze_seconds``, so full collections stay small; a young
     collection's length is then set by the first threshold (see the setting), once per
-    ``gc_thaw_seconds`` the frozen objects are thawed and collected in full (closed sockets'
-    cycles), and every pause is timed (:mod:`server.transport.gcwatch`)."""
+    ``gc_thaw_seconds`` the frozen objects are thawed and collected in full (any cycle a freeze
+    caught alive), and every pause is timed (:mod:`server.transport.gcwatch`)."""
     from server.transport.gcwatch import GcWatch
     from server.transport.keys import METRICS, SETTINGS
 

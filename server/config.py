@@ -17,7 +17,8 @@ reverse proxies whose ``X-Forwarded-For``/``-Proto``/``-Host`` are believed; def
 ``GINRUMMY_UVLOOP`` (``0`` to keep asyncio's event loop when uvloop is installed),
 ``GINRUMMY_GC_FREEZE_SECONDS`` (at most how often the young collections' survivors are frozen
 out of the collector's way; default 1, 0: never), ``GINRUMMY_GC_THAW_SECONDS`` (how often the
-frozen objects are thawed and collected in full, freeing closed sockets; default 600, 0: never),
+frozen objects are thawed and collected in full, freeing any cycle frozen alive; default 86400, a
+day; 0: never),
 ``GINRUMMY_GC_THRESHOLDS`` (the collector's three
 thresholds; default ``1000,10,10``; ``/`` may stand for the commas), ``GINRUMMY_SQLITE_INLINE``
 (the largest batch of changes a SQLite file's group commit writes on the event loop's thread
@@ -157,11 +158,11 @@ class Settings:
     """After the collector's own collection of the young generations, move what survived into
     the permanent generation (``gc.freeze``), at most once per so many seconds, so no
     collection walks the live matches again (0: never); see :mod:`server.transport.gcwatch`."""
-    gc_thaw_seconds: float = 600.0
-    """Once per so many seconds, the freeze first thaws what was frozen and collects it in full
-    (one longer pause), freeing the reference cycles aiohttp leaves each closed WebSocket in,
-    which a socket open at a freeze would otherwise keep for good (0: never; memory then grows
-    with every socket that comes and goes)."""
+    gc_thaw_seconds: float = 86_400.0
+    """Once per so many seconds (a day), the freeze first thaws what was frozen and collects it
+    in full, freeing any reference cycle that a freeze caught alive (0: never). The server's own
+    paths make none (a closed socket's, aiohttp's, is broken at close), so this is a safety net;
+    its pause grows with the live matches (about 0.25 s at 1,000), hence its rarity."""
     gc_thresholds: tuple[int, int, int] = (1_000, 10, 10)
     """The collector's thresholds (``gc.set_threshold``), set once the server has started. A
     young collection walks what was allocated since the last one, and the live matches' new

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import insert, or_, select, update
+from sqlalchemy import bindparam, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from server.service.ladder_ports import BotRecord, LadderEntry, LadderPair
@@ -40,6 +40,9 @@ _ENTRY_COLUMNS = (
     LadderEntryRow.updated_at,
 )
 _BOT_COLUMNS = (BotAccount.player_id, BotAccount.owner, BotAccount.description, BotAccount.created_at)
+# Built once: built per call, ``in_(a_list)`` leaves its bound parameters in reference cycles
+# (every match's start asks), which a freeze of the collector could catch alive.
+_BOTS_QUERY = select(*_BOT_COLUMNS).where(BotAccount.player_id.in_(bindparam("ids", expanding=True)))
 
 
 class _Moved(Exception):
@@ -88,7 +91,7 @@ class LadderSql:
         if not player_ids:
             return {}
         async with self.sessions() as s:
-            rows = (await s.execute(select(*_BOT_COLUMNS).where(BotAccount.player_id.in_(player_ids)))).all()
+            rows = (await s.execute(_BOTS_QUERY, {"ids": player_ids})).all()
         return {r[0]: BotRecord(*r) for r in rows}
 
     async def ladder_entry(self, player_id: str) -> LadderEntry | None:

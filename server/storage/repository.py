@@ -71,7 +71,7 @@ class SqlStore(AccountsSql, RatingsSql, SeeksSql, LadderSql):
         async with self.sessions() as s:
             for i in range(0, len(match_ids), VERSIONS_AT_ONCE):
                 ids = match_ids[i : i + VERSIONS_AT_ONCE]
-                rows = await s.execute(select(Match.id, Match.version).where(Match.id.in_(ids)))
+                rows = await s.execute(_VERSIONS_QUERY, {"ids": ids})
                 out.update((match_id, version) for match_id, version in rows)
         return out
 
@@ -324,6 +324,9 @@ _PLAYER_QUERY = (
     .join(SESSIONS, SESSIONS.c.player_id == Player.id)
     .where(SESSIONS.c.token_hash == bindparam("token_hash"))
 )
+# (Built per call, ``in_(a_list)`` also left its bound parameters in reference cycles, which a
+# collector freeze could catch alive: every hello asks.)
+_VERSIONS_QUERY = select(Match.id, Match.version).where(Match.id.in_(bindparam("ids", expanding=True)))
 _ACTIONS_QUERY = (
     select(
         MatchAction.seq,

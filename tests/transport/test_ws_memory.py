@@ -12,6 +12,7 @@ import pytest
 from server.transport.keys import SOCKETS
 from server.transport.ws import SOCKET_COUNTS
 
+from .helpers import play_match
 from .test_ws import human_match
 
 
@@ -62,3 +63,68 @@ async def test_a_closed_socket_is_freed_without_the_collector(make_client, path)
         assert gone() is None
     finally:
         gc.enable()
+
+
+async def test_a_hello_leaves_no_reference_cycle_on_the_server(make_client):
+    """What a socket's hello and close make on the server (the response, its request, the SQL
+    statements of the hello) is freed by reference counting: nothing waits for the collector,
+    so a freeze of the collector's generations cannot keep it."""
+    client = await make_client()
+    m, _, _, _, _ = await human_match(client)
+
+    async def hello_and_close() -> None:
+        sock = await client.ws_connect("/ws")
+        await sock.send_json({"type": "hello", "match": m["match_id"], "token": m["watch_token"]})
+        assert (await sock.receive_json(timeout=10))["type"] == "state"
+        await sock.close()
+
+    await hello_and_close()  # the first builds what is kept for good (compiled statements)
+    await asyncio.sleep(0.1)
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for _ in range(5):
+            await hello_and_close()
+        await asyncio.sleep(0.3)  # the handlers finish, the connections are lost
+        gc.collect()
+        assert (
+            sorted({f"{type(o).__module__}.{type(o).__qualname__}" for o in gc.garbage if _server_side(o)})
+            == []
+        )
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+
+
+async def test_a_whole_match_leaves_no_reference_cycle_on_the_server(make_client):
+    """From the players' creation to the match's end and their sockets' close: nothing the
+    server made waits for the collector (so the freeze keeps nothing for good)."""
+    client = await make_client()
+    await human_match(client)  # the first builds what is kept for good (compiled statements)
+    await asyncio.sleep(0.1)
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        _, _, _, a, b = await human_match(client)
+        await play_match(client, [a, b], seed=3)
+        await a.ws.close()
+        await b.ws.close()
+        await asyncio.sleep(0.3)
+        gc.collect()
+        assert sorted({f"{type(o).__module__}.{type(o).__qualname__}" for o in gc.garbage if _server_side(o)}) == []
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+
+
+def _server_side(o: object) -> bool:
+    """An object of the server's own code, its web framework's server side or its database
+    layer (the test's client has cycles of its own)."""
+    module = type(o).__module__
+    return module.startswith(
+        ("server.", "sqlalchemy.", "aiohttp.web", "aiohttp._websocket", "aiohttp.http_writer")
+    )
