@@ -114,7 +114,10 @@ async def test_a_whole_match_leaves_no_reference_cycle_on_the_server(make_client
         await b.ws.close()
         await asyncio.sleep(0.3)
         gc.collect()
-        assert sorted({f"{type(o).__module__}.{type(o).__qualname__}" for o in gc.garbage if _server_side(o)}) == []
+        assert (
+            sorted({f"{type(o).__module__}.{type(o).__qualname__}" for o in gc.garbage if _server_side(o)})
+            == []
+        )
     finally:
         gc.set_debug(0)
         gc.garbage.clear()
