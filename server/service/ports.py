@@ -50,7 +50,7 @@ class SeatUpdate:
         self.view = view
         self.seat = view.seat
         self.connected = connected
-        self.text: str | None = None
+        self.text: bytes | None = None
         self.now: datetime | None = None
         """The server time the update was made at (its clock's remaining time is as of then)."""
         self.claim_at: datetime | None = None

@@ -18,7 +18,7 @@ SQLAlchemy leaves their parameters in cycles): a whole match, from its players' 
 sockets' close, leaves no cycle (``tests/transport/test_ws_memory.py``). For any other, once per
 ``thaw_every`` seconds the freeze is a thaw first: ``gc.unfreeze()``, one full collection (its
 pause is timed like any other, and grows with the live matches: about 0.25 s at 1,000), then
-the freeze; ``ginrummy_gc_frozen_objects`` shows what is frozen.
+the freeze. (``gc.get_freeze_count()`` walks every frozen object: it is not exported.)
 
 The server process installs this once (``python -m server``), so ``/metrics`` shows how often
 the collector ran, how long it paused the loop (wall and CPU time), the longest pause, how
@@ -79,12 +79,6 @@ class GcWatch:
             "Unreachable objects the last thaw's full collection freed (cycles that were frozen)",
             registry=registry,
         )
-        self.frozen = Gauge(
-            "ginrummy_gc_frozen_objects",
-            "Objects in the permanent generation after the last freeze (growth beyond the live "
-            "matches' would be cycles kept until the next thaw)",
-            registry=registry,
-        )
         self._thawing = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._last_freeze = -1e9
@@ -117,6 +111,9 @@ class GcWatch:
             "The most CPU time one garbage-collector pause took so far",
             registry=registry,
         )
+        self._by_generation: dict[Any, Any] = {}
+        """The pause histogram's child per generation (``labels`` takes a lock and builds a key:
+        this runs after every collection)."""
         self._started = 0.0
         self._started_cpu = 0.0
         self._max = 0.0
@@ -136,7 +133,11 @@ class GcWatch:
         if cpu > self._max_cpu:
             self._max_cpu = cpu
             self.longest_cpu.set(cpu)
-        self.pauses.labels(str(info.get("generation", "?"))).observe(pause)
+        generation = info.get("generation", "?")
+        child = self._by_generation.get(generation)
+        if child is None:
+            child = self._by_generation[generation] = self.pauses.labels(str(generation))
+        child.observe(pause)
         if pause > SLOW:
             self.slow.inc()
         if pause > self._max:
@@ -172,7 +173,6 @@ class GcWatch:
             self.thaws.inc()
         gc.freeze()
         self.freezes.inc()
-        self.frozen.set(gc.get_freeze_count())
 
     def install(self, loop: asyncio.AbstractEventLoop | None = None) -> GcWatch:
         """Start timing (and freezing, on ``loop``, when ``freeze_every`` is set)."""

@@ -51,7 +51,7 @@ def _decode(text: str) -> w.Seek | w.CancelSeek | w.Ping:
         raise BadRequest(f"not a JSON message: {e}") from e
 
 
-def paired_message(p: Pairing) -> str:
+def paired_message(p: Pairing) -> bytes:
     return encode(w.Paired(p.seek_id, p.match_id, p.seat, p.opponent))  # type: ignore[arg-type]
 
 
@@ -66,10 +66,10 @@ class LobbyConnection:
         self.waiter: asyncio.Task[None] | None = None
         self.errors_in_a_row = 0
 
-    async def send(self, text: str) -> None:
+    async def send(self, text: bytes) -> None:
         if not self.ws.closed:
             with contextlib.suppress(ConnectionError, RuntimeError):
-                await self.ws.send_str(text)
+                await self.ws.send_frame(text, WSMsgType.TEXT)
 
     async def error(self, e: ServiceError) -> bool:
         self.errors_in_a_row += 1

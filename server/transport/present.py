@@ -139,16 +139,18 @@ def view_payload(update: SeatUpdate) -> dict[str, Any]:
     return out
 
 
-def state_message(update: SeatUpdate) -> str:
-    """The ``state`` message for ``update``, framed once however many sockets it goes to."""
+def state_message(update: SeatUpdate) -> bytes:
+    """The ``state`` message for ``update`` (UTF-8 JSON, the payload of a text frame), encoded
+    once however many sockets it goes to."""
     if update.text is None:
-        update.text = _encoder.encode(w.State(update.meta.version, view(update))).decode()
+        update.text = _encoder.encode(w.State(update.meta.version, view(update)))
     return update.text
 
 
-def encode(message: msgspec.Struct) -> str:
-    """Any wire message as the text sent."""
-    return _encoder.encode(message).decode()
+def encode(message: msgspec.Struct) -> bytes:
+    """Any wire message as sent: UTF-8 JSON, the payload of a text frame (never decoded to a
+    string on its way to the socket)."""
+    return _encoder.encode(message)
 
 
 def record(rec: MatchRecord) -> w.MatchRecord:

@@ -10,7 +10,7 @@ import struct
 from collections import deque
 from typing import Any
 
-from aiohttp import web
+from aiohttp import WSMsgType, web
 
 CLOSE_SLOW_CONSUMER = 1011
 OUTBOX_LIMIT = 512
@@ -43,8 +43,8 @@ class Outgoing:
     (every message through aiohttp's writer)."""
     closing: bool
     _closer: asyncio.Task[Any] | None
-    outbox: deque[str]
-    """Messages queued for the client, oldest first."""
+    outbox: deque[bytes]
+    """Messages queued for the client, oldest first (each the UTF-8 payload of a text frame)."""
     _flush: asyncio.Handle | None
     """A write of the outbox scheduled on the loop (the messages one step queues together go
     in one write)."""
@@ -52,7 +52,7 @@ class Outgoing:
     """aiohttp's writer sending, message by message, waiting for the client to read."""
     _room: asyncio.Future[None] | None
 
-    def _queue(self, text: str) -> None:
+    def _queue(self, text: bytes) -> None:
         if self.closing:
             return
         if len(self.outbox) >= OUTBOX_LIMIT:
@@ -111,7 +111,7 @@ class Outgoing:
                 if self._write_together():
                     continue
                 try:
-                    await self.ws.send_str(outbox.popleft())
+                    await self.ws.send_frame(outbox.popleft(), WSMsgType.TEXT)
                 except (ConnectionError, RuntimeError):
                     self.closing = True
         finally:
@@ -133,11 +133,11 @@ class Outgoing:
             return False
         outbox = self.outbox
         if len(outbox) == 1:
-            data = text_frame(outbox.popleft().encode())
+            data = text_frame(outbox.popleft())
         else:
             frames: list[bytes] = []
             while outbox and len(frames) < WRITE_TOGETHER:
-                frames.append(text_frame(outbox.popleft().encode()))
+                frames.append(text_frame(outbox.popleft()))
             data = b"".join(frames)
         try:
             transport.write(data)

@@ -116,7 +116,6 @@ def test_a_cycle_frozen_while_alive_is_freed_by_the_next_thaw_and_kept_without_o
                 assert registry.get_sample_value("ginrummy_gc_freezes_total") == 3
                 # What the thaw freed is reported: the socket at least (and nothing without a thaw).
                 assert (registry.get_sample_value("ginrummy_gc_thaw_collected") >= 1) is freed
-                assert registry.get_sample_value("ginrummy_gc_frozen_objects") == gc.get_freeze_count() > 0
             finally:
                 watch.remove()
             gc.unfreeze()
