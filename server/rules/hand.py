@@ -151,7 +151,8 @@ class HandState:
         self.result: HandResult | None = None
         self._options: dict[int, int] | None = None
         self._knockable = -1
-        self._arranged: list[tuple[int, Arrangement] | None] = [None, None]
+        self._arranged: list[tuple[int, Arrangement, tuple[Card, ...]] | None] = [None, None]
+        """Per seat: (its cards' mask, their best arrangement, the cards in its order)."""
         self.scores = (0, 0)
         """The match score of each seat when this hand was dealt (the match sets it)."""
 
@@ -171,7 +172,8 @@ class HandState:
         return [DECK[i] for i in reversed(self.stock)]
 
     def knock_options(self) -> dict[Card, int]:
-        """In DISCARD: for each legal discard, the deadwood left after it."""
+        """In DISCARD: for each legal discard, the deadwood left after it (in card order: by
+        index, as :func:`~.melds.discard_deadwoods` gives them)."""
         if self.phase is not Phase.DISCARD:
             return {}
         return {DECK[i]: dw for i, dw in self._discard_options().items() if i != self.taken}
@@ -369,18 +371,20 @@ class HandState:
 
     def arrangement(self, seat: int) -> Arrangement:
         """The best arrangement of ``seat``'s cards, remembered until they change."""
+        return self._arrangement(seat)[1]
+
+    def _arrangement(self, seat: int) -> tuple[int, Arrangement, tuple[Card, ...]]:
         mask = self.hands[seat]
         memo = self._arranged[seat]
-        if memo is not None and memo[0] == mask:
-            return memo[1]
-        arrangement = best_arrangement_mask(mask)
-        self._arranged[seat] = (mask, arrangement)
-        return arrangement
+        if memo is None or memo[0] != mask:
+            arrangement = best_arrangement_mask(mask)
+            memo = self._arranged[seat] = (mask, arrangement, arrangement.cards)
+        return memo
 
     def view(self, seat: int | None) -> SeatView:
         """What ``seat`` may see (``None``: the public view for watchers)."""
         own = seat is not None
-        arrangement = self.arrangement(seat) if seat is not None else None
+        arrangement, cards = self._arrangement(seat)[1:] if seat is not None else (None, ())
         return SeatView(
             rules=self.rules,
             seat=seat,
@@ -388,7 +392,7 @@ class HandState:
             dealer=self.dealer,
             phase=self.phase,
             to_act=self.to_act,
-            hand=arrangement.cards if arrangement else (),
+            hand=cards,
             arrangement=arrangement,
             hand_counts=(self.hands[0].bit_count(), self.hands[1].bit_count()),
             stock_count=len(self.stock),
@@ -399,9 +403,7 @@ class HandState:
             knock_limit=self.knock_limit,
             multiplier=self.multiplier,
             scores=self.scores,
-            discard_deadwood=tuple(sorted(self.knock_options().items()))
-            if own and seat == self.to_act
-            else (),
+            discard_deadwood=tuple(self.knock_options().items()) if own and seat == self.to_act else (),
         )
 
     def __repr__(self) -> str:

@@ -323,7 +323,7 @@ def loose_cards(mask: int) -> int:
 
 
 def discard_deadwoods(mask: int) -> dict[int, int]:
-    """For each card index in ``mask``: the least deadwood of the other cards.
+    """For each card index in ``mask`` (in index order): the least deadwood of the other cards.
 
     A card in no meld is unmatched in every arrangement, so throwing it lowers the deadwood by
     exactly its value; only the cards that lie in some meld need a search of their own.
