@@ -100,7 +100,7 @@ async def kill_and_restart(
             out["reconnects"] = sum(p.reconnects for p in players)
             out["acked_before"], out["acked_after"] = first.acked, after.acked
             out["errors_after"] = dict(after.errors)
-            settled = await asyncio.gather(*(p.settle() for p in players))
+            settled = await load.gather_limited([p.settle() for p in players], 50)
             out["acked_checked"] = sum(a for a, _, _ in settled)
             out["lost"] = sum(lost for _, lost, _ in settled)
             out["lost_examples"] = [x for _, _, problems in settled for x in problems][:5]
@@ -109,7 +109,9 @@ async def kill_and_restart(
         load.stop_server(server)
         if restarted is not None:
             load.stop_server(restarted)
-    out["server_tracebacks"] = (log_dir / f"server-{port}.log").read_text(errors="replace").count("Traceback")
+    out["server_tracebacks"], out["traceback_lines"] = load.tracebacks(
+        [(log_dir / f"server-{port}.log").read_text(errors="replace")]
+    )
     return out
 
 
@@ -128,6 +130,7 @@ def format_report(r: dict[str, Any], database: str) -> str:
             f"(an action acknowledged by the new process): {back}",
             f"errors after: {r['errors_after'] or 'none'}; stuck players: {r['stuck_players']}; "
             f"failures: {len(r['failures'])}; tracebacks in the server log: {r['server_tracebacks']}",
+            *r.get("traceback_lines", []),
         ]
     )
 

@@ -241,16 +241,9 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                 for s in servers:
                     load.stop_server(s)
             logs = [p.read_text(errors="replace") for p in sorted(log_dir.glob("server-*.log"))]
-    # JSON log lines: the traceback is a field of the line. Any traceback fails the run; the lines
-    # are kept whole, to be read.
+    # Any traceback fails the run; the first are kept whole, to be read.
+    out["tracebacks"], out["traceback_lines"] = load.tracebacks(logs)
     lines = [ln for t in logs for ln in t.splitlines()]
-    at = [i for i, ln in enumerate(lines) if "Traceback" in ln]
-    out["tracebacks"] = len(at)
-    # A JSON line holds its whole traceback; one printed raw (an exception at exit, in a thread
-    # or in a finalizer) goes on over the lines after it: keep those too.
-    out["traceback_lines"] = [
-        lines[i] if lines[i].lstrip().startswith("{") else "\n".join(lines[i : i + 25]) for i in at[:5]
-    ]
     out["dropped_connection_messages"] = sum(DROPPED in ln for ln in lines)
     out["resent"] = tally.resent
     out["victim_errors"], out["allowed_errors"] = dict(tally.errors), dict(tally.allowed)

@@ -19,6 +19,7 @@ from alembic.config import Config
 from sqlalchemy import URL, event, make_url, text
 from sqlalchemy.engine import Connection, ExceptionContext
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.ext.asyncio import AsyncSession as AsyncSession
 
@@ -64,8 +65,17 @@ def store_unreachable(error: BaseException) -> bool:
     True
     >>> store_unreachable(OperationalError("INSERT", {}, sqlite3.OperationalError("no such table: players")))
     False
+
+    Every pooled connection busy past the pool's timeout (a burst of thousands of requests at
+    once) is the same "try again later":
+
+    >>> from sqlalchemy.exc import TimeoutError as PoolTimeout
+    >>> store_unreachable(PoolTimeout("QueuePool limit of size 5 overflow 10 reached"))
+    True
     """
     if (isinstance(error, DBAPIError) and error.connection_invalidated) or broken_connection(error):
+        return True
+    if isinstance(error, PoolTimeout):
         return True
     raw = error.orig if isinstance(error, DBAPIError) else error  # (the group commit's are raw)
     if isinstance(raw, _CONNECTION_ERRORS):

@@ -186,6 +186,25 @@ async def test_with_the_sqlite_file_locked_joining_and_resigning_answer_unavaila
     assert r.status == 200, await r.text()  # and once the lock is gone, the same call works
 
 
+async def test_with_every_pooled_connection_busy_a_request_answers_unavailable(make_client):
+    """A burst of thousands of requests at once (a restart's players all asking for their
+    records) waits for the pool's connections; one that waits past the pool's timeout is told
+    to try again (503 unavailable), not answered with an internal error."""
+    from server.transport.keys import ENGINE
+
+    client = await make_client()
+    ada = await new_player(client, "Ada")
+    pool = client.server.app[ENGINE].sync_engine.pool
+    pool._timeout = 0.2  # the pool's wait for a connection (30 s by default)
+    held = [await client.server.app[ENGINE].connect() for _ in range(pool.size() + pool._max_overflow)]
+    try:
+        await error_of(await client.get("/api/players/me", headers=auth(ada)), 503, "unavailable")
+    finally:
+        for conn in held:
+            await conn.close()
+    assert (await client.get("/api/players/me", headers=auth(ada))).status == 200
+
+
 async def test_healthz_says_not_ready_while_the_database_is_unreachable(make_client, monkeypatch):
     from server.transport import rest
 

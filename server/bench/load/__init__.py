@@ -50,6 +50,7 @@ from server.bench.load.servers import (
     postgres_database,
     start_server,
     stop_server,
+    tracebacks,
     wait_healthy,
 )
 
@@ -75,5 +76,6 @@ __all__ = [
     "run",
     "start_server",
     "stop_server",
+    "tracebacks",
     "wait_healthy",
 ]

@@ -40,6 +40,18 @@ class Server:
         return self.process.pid if self.process else None
 
 
+def tracebacks(log_texts: list[str], keep: int = 5) -> tuple[int, list[str]]:
+    """The tracebacks in servers' logs: how many, and the first ``keep`` to be read. A JSON log
+    line holds its whole traceback (a field of the line); one printed raw (an exception at exit,
+    in a thread or in a finalizer) goes on over the lines after it: 25 of those are kept."""
+    lines = [ln for text in log_texts for ln in text.splitlines()]
+    at = [i for i, ln in enumerate(lines) if "Traceback" in ln]
+    kept = [
+        lines[i] if lines[i].lstrip().startswith("{") else "\n".join(lines[i : i + 25]) for i in at[:keep]
+    ]
+    return len(at), kept
+
+
 async def wait_healthy(url: str, process: subprocess.Popen[bytes] | None, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     async with aiohttp.ClientSession() as s:
