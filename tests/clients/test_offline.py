@@ -314,6 +314,15 @@ async def test_connecting_where_no_server_listens_fails_fast_with_connection_los
         await conn.next_state()
 
 
+def test_reconnect_pauses_are_spread_between_half_and_all_of_each_delay():
+    """Bots a restart disconnected together do not all come back in the same instant."""
+    conn = MatchConnection("ws://127.0.0.1:1/ws", "m_x", "token", reconnect_delays=(0.2, 1.0))
+    firsts = [conn._delay(1) for _ in range(200)]
+    laters = [conn._delay(attempt) for attempt in (2, 3, 9) for _ in range(100)]
+    assert all(0.1 <= d <= 0.2 for d in firsts) and all(0.5 <= d <= 1.0 for d in laters)
+    assert max(firsts) - min(firsts) > 0.05 and max(laters) - min(laters) > 0.25
+
+
 @pytest.mark.parametrize("limit, words", [(4, "the limit this hand is 4"), (0, "this hand is gin only")])
 def test_a_refused_knock_names_this_hands_knock_limit_not_the_presets(limit, words):
     cards = ["2c", "3c", "4c", "7d", "7h", "9s", "Ts", "Jd", "Qh", "Kd", "Kc"]

@@ -21,6 +21,7 @@ import contextlib
 import inspect
 import json
 import logging
+import random
 import secrets
 import time
 from collections import deque
@@ -70,11 +71,17 @@ class _Pending:
     """The connection it was last sent on; resent on any newer connection until acknowledged."""
 
 
+_jitter = random.Random()
+"""The reconnect pauses' own generator (never the global one a bot may seed)."""
+
+
 class MatchConnection:
     """A live, self-healing connection to one match.
 
-    ``reconnect_delays`` are the pauses before successive reconnect attempts (the last one
-    repeats) and ``max_reconnect_attempts`` bounds them in a row; ``ack_timeout`` bounds how long
+    ``reconnect_delays`` are the longest pauses before successive reconnect attempts (the last
+    one repeats; each pause is drawn between half of it and all of it, so the many bots a
+    server restart disconnects do not all come back in the same instant) and
+    ``max_reconnect_attempts`` bounds them in a row; ``ack_timeout`` bounds how long
     :meth:`act` waits for its answer. ``on_status`` is called with ``"connected"``,
     ``"reconnecting"`` or ``"closed"`` (a terminal shows it; a bot may log it).
     """
@@ -327,7 +334,8 @@ class MatchConnection:
                 log.exception("on_status callback failed")
 
     def _delay(self, attempt: int) -> float:
-        return self.reconnect_delays[min(attempt, len(self.reconnect_delays)) - 1]
+        longest = self.reconnect_delays[min(attempt, len(self.reconnect_delays)) - 1]
+        return longest * (0.5 + 0.5 * _jitter.random())
 
     async def _run(self) -> None:
         attempt = 0  # failed attempts in a row
