@@ -32,7 +32,9 @@ How it decides:
   opponent's first that many discards.
 - ``match_bonus`` (``house`` only, where just the match counts): points past the target are
   worth nothing, and reaching it is worth that many points more, for either seat; the view's
-  ``scores`` say how far each seat is from the target.
+  ``scores`` say how far each seat is from the target. ``match_equity`` 1 (0, off; measured
+  no better, issue 17's fifth round): every point valued as the change of the chance to win
+  the match (:mod:`.equity`), and ``knock_bias`` moves each settlement's points instead.
 - Playing for gin as MARJJ does (``gin_weight``, tenths of a point per point): the quick score
   adds that weight times the mean deadwood after the best ``gin_draws`` draws from the unseen
   cards (:func:`.sim.best_draws_deadwood`), so of two discards it keeps the hand with more
@@ -43,7 +45,8 @@ How it decides:
   that share of the sampled opponent hands would undercut the knock, and otherwise plays on for
   gin (the simulated knock value is then not used). ``knock_cap`` (percent; 0, off): with
   ``knock_risk`` off, a knock that more than that share of the sampled hands would undercut is
-  not made, and the others are weighed by value.
+  not made, and the others are weighed by value. ``knock_sure`` (percent; 0, off; measured no
+  better): a knock at most that share of the sampled hands undercut is made whatever its value.
 - A discard that cannot lower its deadwood is never taken; one that completes a new meld always
   is; any other is taken when it melds with the hand or lets it knock at once. (Simulating
   those draws was measured no better.)
@@ -55,7 +58,8 @@ How it decides:
   it keeps the draw rule above. ``marjj_take`` 1: MARJJ's draw rule with either discard style.
   ``sample_style`` 1 (0: off): the sampler replays the opponent's draws throwing as a gin player
   would (:func:`.handstrength.gin_thrown_card`: keeping pairs and run partials) instead of the
-  least deadwood.
+  least deadwood. ``style_feed`` and ``close_weight``/``close_need`` (off; measured no better):
+  see :mod:`.marjj_plus`.
 - A won hand is worth the box bonus more than its points (``classic``, ``oklahoma``).
 - The hand's own knock limit and multiplier (the view's ``knock_limit`` and ``multiplier``) and
   the rules' scoring hooks drive every knock, playout and settlement: in ``oklahoma`` it waits
@@ -76,6 +80,7 @@ from server.rules.cards import DECK, VALUES
 from server.rules.melds import discard_deadwoods, min_deadwood
 
 from .base import Bot, own_mask, taken_index, top_of_pile
+from .equity import equity_worth, knock_value
 from .handstrength import gin_thrown_card
 from .knowledge import Knowledge
 from .marjj_plus import marjj_plus_take, marjj_plus_values
@@ -116,6 +121,11 @@ class HardBot(Bot):
         strength_weight: int = 50,
         strength_decay: int = 90,
         marjj_take: int = 0,
+        match_equity: int = 0,
+        close_weight: int = 0,
+        close_need: int = 30,
+        style_feed: int = 0,
+        knock_sure: int = 0,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:
@@ -145,6 +155,11 @@ class HardBot(Bot):
         self.strength_weight = strength_weight / 100
         self.strength_decay = strength_decay / 100
         self.marjj_take = marjj_take
+        self.match_equity = match_equity
+        self.close_weight = close_weight / 100
+        self.close_need = close_need
+        self.style_feed = style_feed
+        self.knock_sure = knock_sure / 100
 
     def __repr__(self) -> str:
         return f"HardBot({self.seed!r}, worlds={self.worlds}, candidates={self.candidates})"
@@ -278,8 +293,7 @@ class HardBot(Bot):
                 points = [
                     settle_points(left, opp_hand, rules, limit, view.multiplier) for opp_hand, _ in worlds
                 ]
-                total = sum(worth(with_box(p, rules.box_bonus)) for p in points)
-                values[("knock", kc)] = total / n + self.knock_bias
+                values[("knock", kc)] = knock_value(self, points, rules.box_bonus, worth)
                 if options[DECK[kc]] == least:
                     risk[kc] = sum(p < 0 for p in points) / n
         return values, scored, risk
@@ -307,6 +321,10 @@ class HardBot(Bot):
         self, values: dict[tuple[str, int], float], scored: dict[int, float], risk: dict[int, float]
     ) -> Discard | Knock:
         """Hard's discard from its evaluation (:meth:`discard_values`)."""
+        if risk and self.knock_sure and min(risk.values()) <= self.knock_sure:
+            # Few sampled hands would undercut: knock (with the best-valued such knock).
+            kc = max((c for c in risk if risk[c] <= self.knock_sure), key=lambda c: (values[("knock", c)], c))
+            return Knock(DECK[kc])
         if risk and self.knock_risk:
             # Past the early turns: knock only when few sampled hands would undercut it,
             # otherwise play for gin.
@@ -332,10 +350,12 @@ class HardBot(Bot):
         points past the target are worth nothing and reaching it is worth ``match_bonus`` more;
         otherwise points are points."""
         me = view.seat
-        if not self.match_bonus or view.rules.box_bonus or me is None:
+        if not (self.match_bonus or self.match_equity) or view.rules.box_bonus or me is None:
             return float
         target = view.rules.target
         mine, theirs = target - view.scores[me], target - view.scores[1 - me]
+        if self.match_equity:
+            return equity_worth(mine, theirs, target)
         bonus = self.match_bonus
 
         def worth(points: int) -> float:

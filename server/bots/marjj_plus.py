@@ -17,6 +17,11 @@ player to an even match by symmetry. On top of that rule:
 - ``tie_band`` (points of MARJJ's score; 0, off): the candidates within that much of MARJJ's
   best (at most ``candidates`` of them) are played out on the same samples, and the best value
   less ``blend``/100 times its score gap to the best is thrown.
+- ``style_feed`` (points; 0, off): adds that many points times the chance that the opponent
+  can meld the card (:func:`feed_chances`, from the sampler's card probabilities) to MARJJ's
+  score. ``close_weight`` (percent; 0, off): the ``strength_weight`` used once either seat is at
+  most ``close_need`` (30) points from the target in ``house`` (:func:`strength_share`). Both
+  were measured no better (issue 17's fifth round).
 
 Every guess is drawn from the bot's own seeded generator; it reads the seat's view only.
 """
@@ -29,6 +34,7 @@ from server.rules import SeatView
 
 from . import handstrength
 from .base import own_mask, taken_index
+from .equity import knock_value
 from .knowledge import Knowledge
 from .sim import Memo, own_turns, settle_points
 
@@ -41,7 +47,7 @@ def marjj_plus_values(
 ) -> tuple[dict[tuple[str, int], float], dict[int, float], dict[int, float]]:
     """The evaluation of a DISCARD decision in the shape of :meth:`.hard.HardBot.discard_values`
     (values in expected points, MARJJ's scores, undercut risk of the least-deadwood knocks)."""
-    from .hard import play_on, with_box
+    from .hard import play_on
 
     options = {c.index: dw for c, dw in view.discard_deadwood}
     least = min(options.values())
@@ -52,8 +58,16 @@ def marjj_plus_values(
     k = Knowledge.from_view(view)
     memo = Memo()
     scored = handstrength.scores(
-        view, legal, own_turns(view), k, memo, weight_share=bot.strength_weight, decay=bot.strength_decay
+        view,
+        legal,
+        own_turns(view),
+        k,
+        memo,
+        weight_share=strength_share(bot, view),
+        decay=bot.strength_decay,
     )
+    if bot.style_feed:
+        scored = {c: v + bot.style_feed * chance for c, v, chance in feed_chances(k, scored)}
     best = min(scored.values())
     tied = sorted(c for c, s in scored.items() if s == best)
     choice = tied[bot.rng.randrange(len(tied))] if len(tied) > 1 else tied[0]
@@ -85,11 +99,38 @@ def marjj_plus_values(
         for kc in (c for c, dw in options.items() if dw == least):
             left = hand & ~(1 << kc)
             points = [settle_points(left, opp_hand, rules, limit, view.multiplier) for opp_hand, _ in worlds]
-            values[("knock", kc)] = (
-                sum(worth(with_box(p, rules.box_bonus)) for p in points) / n + bot.knock_bias
-            )
+            values[("knock", kc)] = knock_value(bot, points, rules.box_bonus, worth)
             risk[kc] = sum(p < 0 for p in points) / n
     return values, scored, risk
+
+
+def feed_chances(k: Knowledge, scored: dict[int, float]) -> list[tuple[int, float, float]]:
+    """(card, score, chance that the opponent holds two cards making a meld with it) for each
+    scored card, from the sampler's card probabilities (:func:`.hard.feed_chance`; a card the
+    opponent is known to hold counts as held)."""
+    from .hard import feed_chance
+
+    p_opp = dict(k.opp_probabilities())
+    m = k.opp_known
+    while m:
+        low = m & -m
+        p_opp[low.bit_length() - 1] = 1.0
+        m ^= low
+    return [(c, v, feed_chance(c, p_opp)) for c, v in scored.items()]
+
+
+def strength_share(bot: HardBot, view: SeatView) -> float:
+    """The share of MARJJ's best-draws weight: ``strength_weight``, or ``close_weight`` when
+    set, the match's target has no box bonus (``house``) and either seat is at most
+    ``close_need`` points from the target (a won hand of any kind may end the match: ending
+    the hand soon, with a knock, is worth more than the gin's points)."""
+    me = view.seat
+    if not bot.close_weight or view.rules.box_bonus or me is None:
+        return bot.strength_weight
+    target = view.rules.target
+    if min(target - view.scores[me], target - view.scores[1 - me]) <= bot.close_need:
+        return bot.close_weight
+    return bot.strength_weight
 
 
 def marjj_plus_take(view: SeatView) -> bool:
@@ -97,4 +138,4 @@ def marjj_plus_take(view: SeatView) -> bool:
     return handstrength.takes(view)
 
 
-__all__ = ["marjj_plus_take", "marjj_plus_values"]
+__all__ = ["feed_chances", "marjj_plus_take", "marjj_plus_values", "strength_share"]
