@@ -324,8 +324,8 @@ _PLAYER_QUERY = (
     .join(SESSIONS, SESSIONS.c.player_id == Player.id)
     .where(SESSIONS.c.token_hash == bindparam("token_hash"))
 )
-# (Built per call, ``in_(a_list)`` also left its bound parameters in reference cycles, which a
-# collector freeze could catch alive: every hello asks.)
+# Built once: built per call, ``in_(a_list)`` leaves its bound parameters in reference cycles
+# (every hello asks), which a freeze of the collector could catch alive.
 _VERSIONS_QUERY = select(Match.id, Match.version).where(Match.id.in_(bindparam("ids", expanding=True)))
 _ACTIONS_QUERY = (
     select(

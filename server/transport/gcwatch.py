@@ -50,9 +50,9 @@ def release_socket(request: Any) -> None:
     transport, about 50 objects) waits for a full collection; after it, reference counting frees
     them at once (``tests/transport/test_ws_memory.py``). An aiohttp without the attribute is
     left alone."""
-    protocol = getattr(request, "protocol", None)
+    protocol: Any = getattr(request, "protocol", None)
     if getattr(protocol, "_data_received_cb", None) is not None:
-        setattr(protocol, "_data_received_cb", None)  # noqa: B010 (a private slot: no attribute check)
+        protocol._data_received_cb = None
 
 
 class GcWatch:
