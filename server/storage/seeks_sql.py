@@ -22,7 +22,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import and_, delete, func, insert, select, update
+from sqlalchemy import and_, bindparam, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from server.service.seek_ports import SeekPlacement, SeekRecord
@@ -103,13 +103,7 @@ class SeeksSql:
             if other is None:
                 return SeekPlacement()
             async with self.engine.begin() as conn:
-                rows = (
-                    await conn.execute(
-                        _SELECT.where(SEEKS.c.id.in_([seek.seek_id, other]))
-                        .order_by(SEEKS.c.id)
-                        .with_for_update(of=SEEKS)
-                    )
-                ).all()
+                rows = (await conn.execute(_PAIR_ROWS, {"ids": [seek.seek_id, other]})).all()
                 found = {r.id: r for r in rows}
                 mine, theirs = found.get(seek.seek_id), found.get(other)
                 if mine is None or mine.match_id is not None:
@@ -139,7 +133,7 @@ class SeeksSql:
     async def forget_seeks(self, seek_ids: list[str]) -> None:
         async with self.engine.begin() as conn:
             for i in range(0, len(seek_ids), _AT_ONCE):
-                await conn.execute(delete(SEEKS).where(SEEKS.c.id.in_(seek_ids[i : i + _AT_ONCE])))
+                await conn.execute(_FORGET, {"ids": seek_ids[i : i + _AT_ONCE]})
 
     async def refresh_seeks(self, seek_ids: list[str], now: datetime) -> list[SeekRecord]:
         out: list[SeekRecord] = []
@@ -149,9 +143,8 @@ class SeeksSql:
                 # Rows another transaction holds (a pairing under way) are passed over rather
                 # than waited for: no lock-order deadlock with a pairing, and a seek being
                 # paired needs no refresh.
-                held = select(SEEKS.c.id).where(SEEKS.c.id.in_(ids)).with_for_update(skip_locked=True)
-                await conn.execute(update(SEEKS).where(SEEKS.c.id.in_(held)).values(alive_at=now))
-                rows = await conn.execute(_SELECT.where(SEEKS.c.id.in_(ids), SEEKS.c.match_id.is_not(None)))
+                await conn.execute(_REFRESH, {"ids": ids, "now": now})
+                rows = await conn.execute(_PAIRED, {"ids": ids})
                 out.extend(_record(r, r.name) for r in rows)
         return out
 
@@ -228,6 +221,26 @@ def _as_dict(seek: SeekRecord) -> dict[str, Any]:
 
 
 _SELECT = select(*_COLUMNS, Player.name).join(Player, Player.id == SEEKS.c.player_id)
+# Statements over a list of seeks, built once: built per call, ``in_(a_list)`` leaves its bound
+# parameters in reference cycles, which a freeze of the collector could catch alive.
+_PAIR_ROWS = (
+    _SELECT.where(SEEKS.c.id.in_(bindparam("ids", expanding=True)))
+    .order_by(SEEKS.c.id)
+    .with_for_update(of=SEEKS)
+)
+_FORGET = delete(SEEKS).where(SEEKS.c.id.in_(bindparam("ids", expanding=True)))
+_REFRESH = (
+    update(SEEKS)
+    .where(
+        SEEKS.c.id.in_(
+            select(SEEKS.c.id)
+            .where(SEEKS.c.id.in_(bindparam("ids", expanding=True)))
+            .with_for_update(skip_locked=True)
+        )
+    )
+    .values(alive_at=bindparam("now"))
+)
+_PAIRED = _SELECT.where(SEEKS.c.id.in_(bindparam("ids", expanding=True)), SEEKS.c.match_id.is_not(None))
 
 
 def _values(seek: SeekRecord) -> dict[str, object]:
