@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -23,6 +23,11 @@ _SESSION_COLUMNS = (
     SESSIONS.c.created_at,
     SESSIONS.c.last_seen_at,
 )
+# Built once: built per call, ``in_(a_list)`` leaves its bound parameters in reference cycles,
+# which a freeze of the collector could catch alive.
+_OWN = (SESSIONS.c.player_id == bindparam("player_id"), SESSIONS.c.id.in_(bindparam("ids", expanding=True)))
+_OWN_SESSIONS = select(SESSIONS.c.id).where(*_OWN)
+_DELETE_OWN_SESSIONS = delete(SESSIONS).where(*_OWN)
 _PASSKEY_COLUMNS = (
     PASSKEYS.c.credential_id,
     PASSKEYS.c.player_id,
@@ -62,10 +67,10 @@ class AccountsSql:
     async def delete_sessions(self, player_id: str, session_ids: list[str]) -> list[str]:
         if not session_ids:
             return []
-        where = (SESSIONS.c.player_id == player_id, SESSIONS.c.id.in_(session_ids))
+        values = {"player_id": player_id, "ids": session_ids}
         async with self.sessions.begin() as s:
-            found = list((await s.execute(select(SESSIONS.c.id).where(*where))).scalars())
-            await s.execute(delete(SESSIONS).where(*where))
+            found = list((await s.execute(_OWN_SESSIONS, values)).scalars())
+            await s.execute(_DELETE_OWN_SESSIONS, values)
         return found
 
     async def set_account(self, account: AccountRecord, username_key: str) -> bool:
