@@ -22,16 +22,16 @@ from __future__ import annotations
 
 from server.rules import SeatView, Source
 from server.rules.cards import VALUES
-from server.rules.melds import discard_deadwoods, loose_cards, min_deadwood
+from server.rules.melds import discard_deadwoods, min_deadwood
 
 from .base import own_mask, top_of_pile
 from .knowledge import Knowledge
-from .sim import Memo, best_draws_deadwood, connections, thrown_card
+from .sim import GIN_VALUE_BAND, Memo, best_draws_deadwood, gin_thrown_card
 
 FUTURE_WEIGHT = 20.0
 DECAY = 0.9
 FUTURE_CARDS = 6
-VALUE_BAND = 5
+VALUE_BAND = GIN_VALUE_BAND
 DEADWOOD_BAND = 5
 
 # danger(): points added for a card the opponent can use, taken off for one it cannot
@@ -141,27 +141,6 @@ def scores(
         + danger(c, unavailable & ~(1 << c), k.opp_known)
         for c in (candidates(hand, options) if among is None else among)
     }
-
-
-def gin_thrown_card(mask: int, keep: int) -> int:
-    """A cheap stand-in for MARJJ's discard, for the sampler's replay of an opponent who plays
-    for gin: of the cards of ``mask`` (outside ``keep``) in no meld, within ``VALUE_BAND`` of the
-    highest of them, the one with the fewest cards of the hand it could meld with (it keeps
-    pairs and run partials), then the higher value, then the higher index. With every card in
-    some meld, the least-deadwood discard (:func:`.sim.thrown_card`)."""
-    loose = loose_cards(mask) & ~keep
-    if not loose:
-        return thrown_card(mask, keep)
-    cards = []
-    while loose:
-        low = loose & -loose
-        cards.append(low.bit_length() - 1)
-        loose ^= low
-    top = max(VALUES[c] for c in cards)
-    return min(
-        (c for c in cards if VALUES[c] + VALUE_BAND >= top),
-        key=lambda c: (connections(mask, c), -VALUES[c], -c),
-    )
 
 
 def seen_discards(view: SeatView) -> int:

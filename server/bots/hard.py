@@ -58,7 +58,9 @@ How it decides:
   it keeps the draw rule above. ``marjj_take`` 1: MARJJ's draw rule with either discard style.
   ``sample_style`` 1 (0: off): the sampler replays the opponent's draws throwing as a gin player
   would (:func:`.handstrength.gin_thrown_card`: keeping pairs and run partials) instead of the
-  least deadwood. ``style_feed`` and ``close_weight``/``close_need`` (off; measured no better):
+  least deadwood. ``playout_style`` (0, off): in the playouts the opponent (1) or both seats
+  (2) throw as a gin player would (:func:`.sim.gin_thrown_card`) when not knocking.
+  ``style_feed`` and ``close_weight``/``close_need`` (off; measured no better):
   see :mod:`.marjj_plus`.
 - A won hand is worth the box bonus more than its points (``classic``, ``oklahoma``).
 - The hand's own knock limit and multiplier (the view's ``knock_limit`` and ``multiplier``) and
@@ -126,6 +128,7 @@ class HardBot(Bot):
         close_need: int = 30,
         style_feed: int = 0,
         knock_sure: int = 0,
+        playout_style: int = 0,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:
@@ -160,6 +163,7 @@ class HardBot(Bot):
         self.close_need = close_need
         self.style_feed = style_feed
         self.knock_sure = knock_sure / 100
+        self.playout_style = playout_style
 
     def __repr__(self) -> str:
         return f"HardBot({self.seed!r}, worlds={self.worlds}, candidates={self.candidates})"
@@ -251,7 +255,7 @@ class HardBot(Bot):
         me = view.seat
         assert me is not None
         opp_knock = self.opp_knock_at(len(k.opp_discards), worlds, limit, memo)
-
+        gin = self.gin_seats(me)
         worth = self.worth(view)
 
         def play(c: int, lo: int, hi: int) -> float:
@@ -261,7 +265,7 @@ class HardBot(Bot):
                 opp_hand, stock = worlds[j]
                 if len(stock) > 2:  # else a plain discard now ends the hand: dead, 0
                     total += worth(
-                        play_on(view, rest, opp_hand, stock, [*k.pile, c], 1 - me, memo, opp_knock[j])
+                        play_on(view, rest, opp_hand, stock, [*k.pile, c], 1 - me, memo, opp_knock[j], gin)
                     )
             return total
 
@@ -344,6 +348,10 @@ class HardBot(Bot):
         )
         return Knock(DECK[card]) if kind == "knock" else Discard(DECK[card])
 
+    def gin_seats(self, me: int) -> int:
+        """The seats that throw as gin players in the playouts (``playout_style``), as bits."""
+        return {0: 0, 1: 1 << (1 - me)}.get(self.playout_style, 3)
+
     def worth(self, view: SeatView) -> Callable[[int], float]:
         """What a hand's points (for this seat; negative: for the opponent) are worth in this
         match. With ``match_bonus`` and no box bonus (``house``: only winning the match counts),
@@ -420,6 +428,7 @@ def play_on(
     to_act: int,
     memo: Memo,
     opp_knock: int | None = None,
+    gin_seats: int = 0,
 ) -> int:
     """Points for the view's seat (box bonus included) of playing one sampled world out greedily
     from the next draw (:func:`.sim.playout`), with the hand's own knock limit and multiplier:
@@ -441,6 +450,7 @@ def play_on(
         view.multiplier,
         (limit, theirs_at) if me == 0 else (theirs_at, limit),
         memo=memo,
+        gin_seats=gin_seats,
     )
     return with_box(net if me == 0 else -net, rules.box_bonus)
 

@@ -85,13 +85,16 @@ def marjj_plus_values(
     opp_knock = bot.opp_knock_at(len(k.opp_discards), worlds, limit, memo)
     worth = bot.worth(view)
     n = len(worlds)
+    gin = bot.gin_seats(me)
     values: dict[tuple[str, int], float] = {}
     for c in simulate:
         rest = hand & ~(1 << c)
         total = 0.0
         for j, (opp_hand, stock) in enumerate(worlds):
             if len(stock) > 2:  # else a plain discard now ends the hand: dead, 0
-                total += worth(play_on(view, rest, opp_hand, stock, [*k.pile, c], 1 - me, memo, opp_knock[j]))
+                total += worth(
+                    play_on(view, rest, opp_hand, stock, [*k.pile, c], 1 - me, memo, opp_knock[j], gin)
+                )
         values[("discard", c)] = total / n - bot.blend * (scored[c] - best)
     risk: dict[int, float] = {}
     if least <= limit:

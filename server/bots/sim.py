@@ -239,6 +239,30 @@ def thrown_card(mask: int, keep: int, deadwood: Callable[[int], int] = deadwood)
 
 _BY_VALUE_HIGH_INDEX = tuple(sorted(range(52), key=lambda i: (-VALUES[i], -i)))
 
+GIN_VALUE_BAND = 5
+"""MARJJ's band: it throws only among the loose cards within this many points of the highest."""
+
+
+def gin_thrown_card(mask: int, keep: int) -> int:
+    """A cheap stand-in for MARJJ's discard (a player who plays for gin): of the cards of
+    ``mask`` (outside ``keep``) in no meld, within ``GIN_VALUE_BAND`` of the highest of them, the
+    one with the fewest cards of the hand it could meld with (it keeps pairs and run partials),
+    then the higher value, then the higher index. With every card in some meld, the
+    least-deadwood discard (:func:`thrown_card`)."""
+    loose = loose_cards(mask) & ~keep
+    if not loose:
+        return thrown_card(mask, keep)
+    cards = []
+    while loose:
+        low = loose & -loose
+        cards.append(low.bit_length() - 1)
+        loose ^= low
+    top = max(VALUES[c] for c in cards)
+    return min(
+        (c for c in cards if VALUES[c] + GIN_VALUE_BAND >= top),
+        key=lambda c: (connections(mask, c), -VALUES[c], -c),
+    )
+
 
 def greedy_take(hand: int, top: int, limit: int, memo: Memo | None = None) -> bool:
     """The playout policy's draw: take ``top`` when it melds, or when it lets it knock now."""
@@ -280,6 +304,7 @@ def playout(
     stock_only: bool = False,
     memo: Memo | None = None,
     turns: int = 0,
+    gin_seats: int = 0,
 ) -> int:
     """Play greedily to the end; returns seat 0's points minus seat 1's for the hand.
 
@@ -289,7 +314,9 @@ def playout(
     ``stock_only``: the first draw must come from the stock (after two passes, or to value
     drawing from it). ``turns``: the plain discards already made in this hand (at
     :data:`~server.rules.hand.TURN_LIMIT` the hand is dead, as in the engine). Mutates ``hands``;
-    :func:`play_hand` tells how the hand ended.
+    :func:`play_hand` tells how the hand ended. ``gin_seats`` (bit ``s`` for seat ``s``): the
+    seats that, when they do not knock, throw as a gin player would (:func:`gin_thrown_card`)
+    instead of to the least deadwood.
     """
     knocker, net = play_hand(
         hands,
@@ -307,6 +334,7 @@ def playout(
         stock_only,
         memo,
         turns,
+        gin_seats,
     )
     return net if knocker == 0 else -net
 
@@ -327,6 +355,7 @@ def play_hand(
     stock_only: bool = False,
     memo: Memo | None = None,
     turns: int = 0,
+    gin_seats: int = 0,
 ) -> tuple[int, int]:
     """:func:`playout`, telling who knocked: (knocker, its points; negative when undercut), or
     (-1, 0) for a dead hand (the stock down to two cards, or the hand's turn limit). ``hands`` is
@@ -368,9 +397,12 @@ def play_hand(
             best = ()
         else:
             card, dw = greedy_discard(hands[s], taken, memo)
-        hands[s] &= ~(1 << card)
         if dw <= knock_at[s] or dw == 0:
+            hands[s] &= ~(1 << card)
             return s, settle_points(hands[s], hands[1 - s], rules, limit, multiplier)
+        if gin_seats >> s & 1:
+            card = gin_thrown_card(hands[s], 1 << taken if taken >= 0 else 0)
+        hands[s] &= ~(1 << card)
         pile.append(card)
         turns += 1
         if len(stock) <= 2 or turns >= TURN_LIMIT:
@@ -456,6 +488,7 @@ __all__ = [
     "best_draws_deadwood",
     "connections",
     "deadwood",
+    "gin_thrown_card",
     "greedy_discard",
     "greedy_take",
     "live_connections",

@@ -146,3 +146,31 @@ def test_the_sampled_opponent_throws_the_card_leaving_least_deadwood_keeping_kno
         dd = discard_deadwoods(mask)
         expected = min((c for c in dd if not keep >> c & 1), key=lambda c: (dd[c], -DECK[c].value, -c))
         assert thrown_card(mask, keep) == expected
+
+
+def test_a_gin_seat_in_a_playout_keeps_its_pair_and_still_knocks_when_it_can() -> None:
+    from server.bots.sim import DISCARD, play_hand
+
+    rules = RULES["house"]
+    # Seat 0 holds 11 cards: Ac2c3c 4d5d6d melded, 7h8h a partial, Kh Ks a pair, Qd lone.
+    hand = to_mask(parse_cards("Ac 2c 3c 4d 5d 6d 7h 8h Kh Ks Qd"))
+    other = to_mask(parse_cards("9c 9d 9s Jc Jd Js 2h 3s 5s 7c 8d"))
+    card = {name: Card.parse(name).index for name in ("Kh", "Ks", "Qd")}
+    stock = [Card.parse("Tc").index, Card.parse("Td").index]
+
+    def thrown(gin_seats: int) -> int:
+        # Two stock cards left: the hand is dead right after seat 0's discard.
+        pile: list[int] = []
+        knocker, _ = play_hand(
+            [hand, other], list(stock), pile, 0, DISCARD, -1, rules, 10, 1, (10, 10), gin_seats=gin_seats
+        )
+        assert knocker == -1
+        return pile[-1]
+
+    assert thrown(0) in {card["Kh"], card["Ks"]}  # least deadwood: a king
+    assert thrown(1) == card["Qd"]  # a gin player: the lone queen, keeping the pair
+    assert thrown(2) in {card["Kh"], card["Ks"]}  # seat 1 is the gin player, not seat 0
+    # When the least-deadwood discard lets it knock, the gin seat knocks with it.
+    low = to_mask(parse_cards("Ac 2c 3c 4d 5d 6d 7h 8h 9h Ks 2s"))
+    knocker, _ = play_hand([low, other], list(stock), [], 0, DISCARD, -1, rules, 10, 1, (10, 10), gin_seats=1)
+    assert knocker == 0
