@@ -57,7 +57,7 @@ How it decides:
   MARJJ's) / ``strength_decay`` its best-draws weight (:mod:`.marjj_plus`); with ``own_take`` 1
   it keeps the draw rule above. ``marjj_take`` 1: MARJJ's draw rule with either discard style.
   ``sample_style`` 1 (0: off): the sampler replays the opponent's draws throwing as a gin player
-  would (:func:`.handstrength.gin_thrown_card`: keeping pairs and run partials) instead of the
+  would (:func:`.sim.gin_thrown_card`: keeping pairs and run partials) instead of the
   least deadwood. ``playout_style`` (0, off): in the playouts the opponent (1) or both seats
   (2) throw as a gin player would (:func:`.sim.gin_thrown_card`) when not knocking.
   ``style_feed`` and ``close_weight``/``close_need`` (off; measured no better):
@@ -83,10 +83,19 @@ from server.rules.melds import discard_deadwoods, min_deadwood
 
 from .base import Bot, own_mask, taken_index, top_of_pile
 from .equity import equity_worth, knock_value
-from .handstrength import gin_thrown_card
 from .knowledge import Knowledge
 from .marjj_plus import marjj_plus_take, marjj_plus_values
-from .sim import DRAW, Memo, best_draws_deadwood, greedy_take, own_turns, playout, settle_points, thrown_card
+from .sim import (
+    DRAW,
+    Memo,
+    best_draws_deadwood,
+    gin_thrown_card,
+    greedy_take,
+    own_turns,
+    playout,
+    settle_points,
+    thrown_card,
+)
 
 
 class HardBot(Bot):
@@ -380,12 +389,7 @@ class HardBot(Bot):
         taken = taken_index(view)
         stock_w = [(c, 1.0 - p) for c, p in probs.items() if p < 1.0]
         w_total = sum(w for _, w in stock_w) or 1.0
-        p_opp = dict(probs)
-        m = k.opp_known
-        while m:
-            low = m & -m
-            p_opp[low.bit_length() - 1] = 1.0
-            m ^= low
+        p_opp = k.opp_holding(probs)
         out: dict[int, float] = {}
         gin_weight = self.gin_weight * self.gin_decay ** max(0, own_turns(view) - 1)
         for c, _dw in ((c.index, dw) for c, dw in view.discard_deadwood):

@@ -186,6 +186,17 @@ class Knowledge:
             probs = {i: min(1.0, x * scale) for i, x in w.items()}
         return probs
 
+    def opp_holding(self, probs: dict[int, float] | None = None) -> dict[int, float]:
+        """The chance that the opponent holds each card: the unseen ones by
+        :meth:`opp_probabilities` (``probs``, when already computed), the known ones 1."""
+        out = dict(self.opp_probabilities() if probs is None else probs)
+        m = self.opp_known
+        while m:
+            low = m & -m
+            out[low.bit_length() - 1] = 1.0
+            m ^= low
+        return out
+
     @property
     def opp_passed_over(self) -> int:
         """How many unknown cards the opponent has thrown away: each discard of a card it was

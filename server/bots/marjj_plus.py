@@ -113,12 +113,7 @@ def feed_chances(k: Knowledge, scored: dict[int, float]) -> list[tuple[int, floa
     opponent is known to hold counts as held)."""
     from .hard import feed_chance
 
-    p_opp = dict(k.opp_probabilities())
-    m = k.opp_known
-    while m:
-        low = m & -m
-        p_opp[low.bit_length() - 1] = 1.0
-        m ^= low
+    p_opp = k.opp_holding()
     return [(c, v, feed_chance(c, p_opp)) for c, v in scored.items()]
 
 
