@@ -83,6 +83,7 @@ async def _migrate(settings: Settings, revision: str) -> int:
 def _serve(settings: Settings) -> int:
     from aiohttp import web
 
+    from server.compiled import compiled
     from server.transport.app import create_app
     from server.transport.listen import listening_socket, raise_file_limit
 
@@ -98,6 +99,7 @@ def _serve(settings: Settings) -> int:
             "port": settings.port,
             "loop": type(loop).__module__.split(".")[0],
             "file_limit": file_limit,
+            "compiled": len(compiled()),
         },
     )
     web.run_app(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -71,7 +72,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(the fresh venv's python, a working folder outside the checkout)."""
     tmp = tmp_path_factory.mktemp("wheel")
     dist = tmp / "dist"
-    run(sys.executable, "-m", "build", "--outdir", dist, ROOT, cwd=tmp, env=clean_env())
+    # GINRUMMY_COMPILE=1: a wheel that cannot compile its hot paths fails here instead of
+    # falling back to pure Python.
+    run(sys.executable, "-m", "build", "--outdir", dist, ROOT, cwd=tmp, env=clean_env(GINRUMMY_COMPILE="1"))
     (wheel,) = dist.glob("*.whl")
     venv.create(tmp / "venv", with_pip=True)
     python = tmp / "venv" / "bin" / "python"
@@ -98,6 +101,43 @@ def test_the_wheel_ships_every_module_and_data_file_and_imports_no_test_extra(in
     assert sorted(p.name for p in (site / "server/_data/migrations/versions").glob("*.py")) == sorted(
         p.name for p in (ROOT / "migrations/versions").glob("*.py")
     )
+
+
+def test_the_wheel_runs_its_hot_paths_compiled_and_a_checkout_runs_them_as_python(installed):
+    python, tmp = installed
+    code = (
+        "import json; from server.compiled import MODULES, compiled; print(json.dumps([MODULES, compiled()]))"
+    )
+    modules, compiled = json.loads(run(python, "-c", code, cwd=tmp, env=clean_env()).stdout)
+    assert compiled == modules
+    from server.compiled import MODULES
+    from server.compiled import compiled as here
+
+    assert here() == []  # this checkout (an editable install): edits show at once
+    setup = (ROOT / "setup.py").read_text()
+    listed = re.search(r"^COMPILED = \((.*?)\)$", setup, re.M | re.S)
+    assert listed is not None
+    paths = re.findall(r'"(server/[\w/]+)\.py"', listed.group(1))
+    assert [p.replace("/", ".") for p in paths] == list(MODULES) == modules
+
+
+def test_compiled_and_pure_python_play_the_same_actions(installed):
+    """The same tournament (Hard against the MARJJ-style player, fixed deals) played by the
+    wheel's compiled modules and by this checkout's Python gives the same hands and points."""
+    python, tmp = installed
+    args = ["-m", "server.bench", "tournament", "hard", "marjj", "--matches", "2", "--rules", "house"]
+    args += ["--seed", "compiled", "--workers", "1", "--hard-worlds", "12"]
+
+    def outcome(out: str) -> list[str]:
+        lines = [
+            line for line in out.splitlines() if "win rate" in line or "points" in line or "hands (" in line
+        ]
+        assert len(lines) == 3, out
+        return lines
+
+    wheel = outcome(run(python, *args, cwd=tmp, env=clean_env()).stdout)
+    checkout = outcome(run(sys.executable, *args, cwd=ROOT).stdout)
+    assert wheel == checkout
 
 
 @contextlib.contextmanager
