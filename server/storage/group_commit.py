@@ -33,6 +33,7 @@ import asyncio
 import contextlib
 import logging
 import sqlite3
+import time
 from collections.abc import Callable
 from typing import cast
 
@@ -71,8 +72,12 @@ class GroupCommitStore(SqlStore):
         on_batch: Callable[[int], None] | None = None,
         sqlite_timeout: float | None = None,
         sqlite_inline: int = INLINE_MAX,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__(engine)
+        self._monotonic = monotonic
+        self.committed_at: float | None = None
+        """When (``monotonic``) the database last answered a batch: it was reachable then."""
         self.notify_channel = notify_channel if engine.dialect.name == "postgresql" else None
         self.max_batch = max_batch
         self.on_batch = on_batch
@@ -139,6 +144,8 @@ class GroupCommitStore(SqlStore):
                 changes = [c for c, _ in batch]
                 # Per change: whether it landed, or the error its caller gets.
                 results = await self._commit_isolating(changes)
+                if not all(isinstance(r, BaseException) for r in results):
+                    self.committed_at = self._monotonic()
                 self.batches += 1
                 self.changes += len(changes)
                 if self.on_batch is not None:
@@ -151,6 +158,11 @@ class GroupCommitStore(SqlStore):
                     else:
                         future.set_result(result)
             self._busy = False
+
+    def answered_within(self, seconds: float) -> bool:
+        """Whether the database answered a batch in the last ``seconds``: a health check's
+        proof that needs no pooled connection (which a reconnecting crowd may all be using)."""
+        return self.committed_at is not None and self._monotonic() - self.committed_at <= seconds
 
     async def _commit_isolating(self, changes: list[Change]) -> list[bool | Exception]:
         """Commit ``changes`` together; if the database refuses the batch for what one of its

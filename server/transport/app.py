@@ -29,7 +29,7 @@ from server.storage.group_commit import GroupCommitStore
 from server.wire.messages import ErrorDetail, ErrorResponse
 
 from . import errors as wire_errors
-from .keys import BROADCASTER, ENGINE, LIMITER, METRICS, SERVICE, SETTINGS, SOCKETS
+from .keys import BROADCASTER, COMMITS, ENGINE, LIMITER, METRICS, SERVICE, SETTINGS, SOCKETS
 from .openapi import DOCS_STYLE_HASH
 from .proxy import forwarded_middleware
 from .ratelimit import RestLimiter
@@ -176,6 +176,7 @@ def service_ctx(
             on_batch=app[METRICS].commit_batch_size.observe,
             sqlite_inline=app[SETTINGS].sqlite_inline,
         )
+        app[COMMITS] = store
         workers = app[SETTINGS].bot_workers
         limits = app[SETTINGS].limits
         thinking = None

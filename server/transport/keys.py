@@ -7,6 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.config import Settings
 from server.service import Broadcaster, MatchService, Metrics
+from server.storage.group_commit import GroupCommitStore
 
 from .page import PageCache
 from .ratelimit import RestLimiter
@@ -19,3 +20,4 @@ LIMITER = web.AppKey("limiter", RestLimiter)
 SOCKETS = web.AppKey("sockets", set[web.WebSocketResponse])
 BROADCASTER = web.AppKey("broadcaster", Broadcaster)
 PAGE = web.AppKey("page", PageCache)
+COMMITS = web.AppKey("commits", GroupCommitStore)

@@ -247,3 +247,36 @@ async def test_a_body_that_does_not_arrive_in_time_is_refused_and_the_connection
     head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout=5)
     assert b"application/json" in head
     writer.close()
+
+
+async def test_healthz_answers_from_a_recent_commit_while_every_pooled_connection_is_busy(make_client):
+    """A reconnecting crowd can hold every pooled connection (loading matches) while moves still
+    commit: the health check believes a commit of the last two seconds instead of queueing a
+    probe behind the crowd, and probes again once commits stop."""
+    from server.transport.keys import COMMITS, ENGINE
+    from server.transport.rest import HEALTH_FRESH_SECONDS
+
+    from .test_ws import human_match, to_act
+
+    client = await make_client()
+    _m, _ada, _bob, a, b = await human_match(client)
+    commits = client.server.app[COMMITS]
+    now = [100.0]
+    commits._monotonic = lambda: now[0]
+    mover, _ = to_act(a, a, b)
+    await mover.act({"kind": "pass"})
+    assert (await mover.recv())["type"] == "ack"
+    assert commits.committed_at == 100.0
+    engine = client.server.app[ENGINE]
+    pool = engine.sync_engine.pool
+    pool._timeout = 0.2  # the pool's wait for a connection (30 s by default)
+    held = [await engine.connect() for _ in range(pool.size() + pool._max_overflow)]
+    try:
+        assert (await client.get("/healthz")).status == 200  # the commit vouches
+        now[0] += HEALTH_FRESH_SECONDS + 0.1
+        r = await client.get("/healthz")  # too old: the probe waits for the pool, in vain
+        assert r.status == 503 and (await r.json()) == {"status": "database_unavailable"}
+    finally:
+        for conn in held:
+            await conn.close()
+    assert (await client.get("/healthz")).status == 200
