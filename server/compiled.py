@@ -12,8 +12,6 @@ from importlib.machinery import EXTENSION_SUFFIXES
 
 MODULES = (
     "server.rules.melds",
-    "server.rules.settle",
-    "server.rules.views",
     "server.bots.sim",
     "server.bots.handstrength",
     "server.bots.knowledge",

@@ -110,6 +110,12 @@ def test_the_wheel_runs_its_hot_paths_compiled_and_a_checkout_runs_them_as_pytho
     )
     modules, compiled = json.loads(run(python, "-c", code, cwd=tmp, env=clean_env()).stdout)
     assert compiled == modules
+    # The documents the installed server serves are the repository's (mypyc would replace the
+    # docstring of an enum defined in a compiled module, and the documents print them).
+    code = "import json; from server.transport import documents as d; "
+    code += "print(json.dumps({n: d.dumps(f()) for n, f in d.JSON_DOCUMENTS.items()}))"
+    served = json.loads(run(python, "-c", code, cwd=tmp, env=clean_env()).stdout)
+    assert served and all(text == (ROOT / "docs" / name).read_text() for name, text in served.items())
     from server.compiled import MODULES
     from server.compiled import compiled as here
 
