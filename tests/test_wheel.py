@@ -127,6 +127,39 @@ def test_the_wheel_runs_its_hot_paths_compiled_and_a_checkout_runs_them_as_pytho
     assert [p.replace("/", ".") for p in paths] == list(MODULES) == modules
 
 
+WORKER_DECISIONS = """
+import asyncio, json
+from server.bots import make_bot
+from server.rules import RULES, deal
+from server.service.thinking import ThinkingPool
+
+async def main():
+    hand, bots, views = deal(RULES["house"], starter=0, seed=5), [make_bot("normal", s) for s in (0, 1)], []
+    while not hand.is_over and len(views) < 40:
+        view = hand.view(hand.to_act)
+        views.append(view)
+        hand.apply(bots[hand.to_act].choose(view), hand.to_act)
+    pool = ThinkingPool(1, queue_limit=100)
+    try:
+        there = await asyncio.gather(*(pool.choose("hard", "m:bot", v) for v in views))
+    finally:
+        pool.close()
+    here = make_bot("hard", "m:bot")
+    print(json.dumps({"views": len(views), "melds": sum(bool(v.arrangement and v.arrangement.melds) for v in views),
+                      "same": there == [here.choose(v) for v in views]}))
+
+asyncio.run(main())
+"""
+
+
+def test_the_wheels_bot_workers_receive_views_and_choose_as_here(installed):
+    """Views (their arrangements' melds: classes of a compiled module) travel to the computer's
+    worker processes by pickle, and the worker's choice is the in-process one."""
+    python, tmp = installed
+    out = json.loads(run(python, "-c", WORKER_DECISIONS, cwd=tmp, env=clean_env()).stdout)
+    assert out["same"] and out["views"] >= 20 and out["melds"] > 0, out
+
+
 def test_compiled_and_pure_python_play_the_same_actions(installed):
     """The same tournament (Hard against the MARJJ-style player, fixed deals) played by the
     wheel's compiled modules and by this checkout's Python gives the same hands and points."""

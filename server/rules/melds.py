@@ -41,6 +41,11 @@ class Meld:
     kind: MeldKind
     cards: tuple[Card, ...]
 
+    def __reduce__(self) -> tuple[type[Meld], tuple[MeldKind, tuple[Card, ...]]]:
+        # Pickled by its constructor (views go to the bot workers): compiled by mypyc (see
+        # setup.py), a frozen dataclass cannot be unpickled field by field.
+        return (Meld, (self.kind, self.cards))
+
     @staticmethod
     def from_mask(mask: int) -> Meld:
         meld = _MELDS.get(mask)
@@ -82,6 +87,9 @@ class Arrangement:
     melds: tuple[Meld, ...]
     unmatched: tuple[Card, ...]
     deadwood: int
+
+    def __reduce__(self) -> tuple[type[Arrangement], tuple[tuple[Meld, ...], tuple[Card, ...], int]]:
+        return (Arrangement, (self.melds, self.unmatched, self.deadwood))  # as Meld's
 
     @property
     def cards(self) -> tuple[Card, ...]:
