@@ -29,12 +29,13 @@ DATA = {
     "web": "clients/web",
 }
 
-# Pure work on the engine's own values, never on a client's input: compiled code checks its
-# annotations and raises TypeError, so a module parsing the wire (cards.py: a card code that
-# is not a string must be an InvalidCardError) stays Python, as does one whose annotations are
-# not exact (hand.py), or one defining a class whose docstring the documents print (mypyc
-# replaces an enum's: views.py's Phase, settle.py's ResultKind). tests/test_wheel.py checks that each is an extension module in the wheel
-# and that compiled and pure play the same actions.
+# Pure work on the engine's own values, never on a client's input. Compiled code checks its
+# annotations (TypeError), so these stay Python: a module parsing the wire (cards.py: a card code
+# that is not a string must be an InvalidCardError), one whose annotations are not exact
+# (hand.py), one defining an enum whose docstring the documents print (mypyc replaces it:
+# views.py's Phase, settle.py's ResultKind). A frozen dataclass defined here must pickle by its
+# constructor (melds.py's Meld and Arrangement go to the bot workers). tests/test_wheel.py checks
+# each is an extension module in the wheel, and that compiled and Python choose alike.
 COMPILED = (
     "server/rules/melds.py",
     "server/bots/sim.py",
