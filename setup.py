@@ -41,6 +41,7 @@ COMPILED = (
     "server/bots/sim.py",
     "server/bots/handstrength.py",
     "server/bots/knowledge.py",
+    "server/bots/rollout.py",
 )
 MODE = os.environ.get("GINRUMMY_COMPILE", "auto")
 

@@ -15,6 +15,7 @@ MODULES = (
     "server.bots.sim",
     "server.bots.handstrength",
     "server.bots.knowledge",
+    "server.bots.rollout",
 )
 """Kept in step with ``COMPILED`` in setup.py (a test compares them)."""
 

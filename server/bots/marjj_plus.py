@@ -22,6 +22,8 @@ player to an even match by symmetry. On top of that rule:
   score. ``close_weight`` (percent; 0, off): the ``strength_weight`` used once either seat is at
   most ``close_need`` (30) points from the target in ``house`` (:func:`strength_share`). Both
   were measured no better (issue 17's fifth round).
+- ``playout_model`` (0, off): the playouts' opponent (1) or both seats (2) draw by MARJJ's rule
+  and throw as a gin player (:func:`model_play_on`, :mod:`.rollout`).
 
 Every guess is drawn from the bot's own seeded generator; it reads the seat's view only.
 """
@@ -36,6 +38,7 @@ from . import handstrength
 from .base import own_mask, taken_index
 from .equity import knock_value
 from .knowledge import Knowledge
+from .rollout import marjj_playout
 from .sim import Memo, own_turns, settle_points
 
 if TYPE_CHECKING:
@@ -87,14 +90,18 @@ def marjj_plus_values(
     n = len(worlds)
     gin = bot.gin_seats(me)
     values: dict[tuple[str, int], float] = {}
+    model = {0: 0, 1: 1 << (1 - me)}.get(bot.playout_model, 3)
     for c in simulate:
         rest = hand & ~(1 << c)
         total = 0.0
         for j, (opp_hand, stock) in enumerate(worlds):
-            if len(stock) > 2:  # else a plain discard now ends the hand: dead, 0
-                total += worth(
-                    play_on(view, rest, opp_hand, stock, [*k.pile, c], 1 - me, memo, opp_knock[j], gin)
-                )
+            if len(stock) <= 2:  # a plain discard now ends the hand: dead, 0
+                continue
+            if model:
+                net = model_play_on(view, rest, opp_hand, stock, [*k.pile, c], memo, opp_knock[j], model)
+            else:
+                net = play_on(view, rest, opp_hand, stock, [*k.pile, c], 1 - me, memo, opp_knock[j], gin)
+            total += worth(net)
         values[("discard", c)] = total / n - bot.blend * (scored[c] - best)
     risk: dict[int, float] = {}
     if least <= limit:
@@ -105,6 +112,31 @@ def marjj_plus_values(
             values[("knock", kc)] = knock_value(bot, points, rules.box_bonus, worth)
             risk[kc] = sum(p < 0 for p in points) / n
     return values, scored, risk
+
+
+def model_play_on(
+    view: SeatView,
+    mine: int,
+    theirs: int,
+    stock: list[int],
+    pile: list[int],
+    memo: Memo,
+    opp_knock: int,
+    model: int,
+) -> int:
+    """Like :func:`.hard.play_on` (the opponent to draw next), with the seats in ``model``
+    (bits) playing MARJJ's draw and a gin player's discard (:func:`.rollout.marjj_playout`)."""
+    from .hard import with_box
+
+    me = view.seat
+    assert me is not None
+    limit = view.knock_limit
+    hands = [mine, theirs] if me == 0 else [theirs, mine]
+    knock_at = (limit, opp_knock) if me == 0 else (opp_knock, limit)
+    net = marjj_playout(
+        hands, stock[::-1], pile, 1 - me, view.rules, limit, view.multiplier, knock_at, model, memo
+    )
+    return with_box(net if me == 0 else -net, view.rules.box_bonus)
 
 
 def feed_chances(k: Knowledge, scored: dict[int, float]) -> list[tuple[int, float, float]]:
@@ -136,4 +168,4 @@ def marjj_plus_take(view: SeatView) -> bool:
     return handstrength.takes(view)
 
 
-__all__ = ["feed_chances", "marjj_plus_take", "marjj_plus_values", "strength_share"]
+__all__ = ["feed_chances", "marjj_plus_take", "marjj_plus_values", "model_play_on", "strength_share"]

@@ -1,0 +1,84 @@
+"""Playouts against a MARJJ-like opponent (server/bots/rollout.py) and Hard's ``playout_model``
+option that uses them, on hands written card by card."""
+
+from __future__ import annotations
+
+import random
+
+from server.bots.hard import HardBot
+from server.bots.marjj_plus import marjj_plus_values
+from server.bots.rollout import marjj_playout, marjj_take
+from server.bots.sim import Memo, greedy_take, settle_points
+from server.rules import RULES, SeatView
+from server.rules.cards import Card
+
+from . import scenarios
+
+
+def mask(cards: str) -> int:
+    out = 0
+    for code in cards.split():
+        out |= 1 << Card.parse(code).index
+    return out
+
+
+def idx(code: str) -> int:
+    return Card.parse(code).index
+
+
+# Nine cards in melds and a lone Kd: deadwood 10.
+NINE_AND_KD = mask("3c 4c 5c 7h 7d 7s 9s Ts Js Kd")
+OTHER = mask("Ad 2d 5h 6d 8c 9h Jd Qc Qh Kh")
+
+
+def test_marjj_take_takes_only_a_card_that_melds_never_one_that_only_lets_it_knock() -> None:
+    memo = Memo()
+    # Ac lowers the deadwood to 1 (Kd out) but melds with nothing: the greedy draw takes it to
+    # knock at once, MARJJ's rule does not.
+    assert greedy_take(NINE_AND_KD, idx("Ac"), 10, memo)
+    assert not marjj_take(NINE_AND_KD, idx("Ac"), memo)
+    # 2c extends 3c4c5c: both take it.
+    assert marjj_take(NINE_AND_KD, idx("2c"), memo)
+    assert greedy_take(NINE_AND_KD, idx("2c"), 10, memo)
+    # Qd melds with nothing and lowers nothing: neither takes it.
+    assert not marjj_take(NINE_AND_KD, idx("Qd"), memo)
+
+
+def test_marjj_playout_plays_the_marjj_seats_draw_rule() -> None:
+    rules = RULES["house"]
+
+    def play(marjj: int) -> int:
+        # Seat 0 to draw, Ac on the pile, three cards in the stock (Qh on top): after one discard
+        # from the stock the hand is dead.
+        stock = [idx("2h"), idx("3h"), idx("Qh")]
+        return marjj_playout([NINE_AND_KD, OTHER], stock, [idx("Ac")], 0, rules, 10, 1, (5, 0), marjj, Memo())
+
+    # Greedy: it takes Ac, throws Kd and knocks with 1.
+    knocked = NINE_AND_KD | 1 << idx("Ac")
+    knocked &= ~(1 << idx("Kd"))
+    assert play(0) == settle_points(knocked, OTHER, rules, 10, 1) > 0
+    # MARJJ-like: it draws Qh instead, cannot knock within 5, throws and the hand dies.
+    assert play(1) == 0
+    # Seat 1's bit changes nothing here (seat 0 plays greedily).
+    assert play(2) == play(0)
+
+
+def values(view: SeatView, **options: int):  # type: ignore[no-untyped-def]
+    bot = HardBot(0, worlds=8, tie_band=100, candidates=3, **options)
+    bot._rng = random.Random(5)  # as choose() seeds it, the same worlds for every option
+    return marjj_plus_values(bot, view)
+
+
+def test_playout_model_changes_the_simulated_values_and_only_when_set() -> None:
+    view = scenarios.undercut_risk().view(1)
+    plain = values(view)
+    again = values(view, playout_model=0)
+    model = values(view, playout_model=1)
+    both = values(view, playout_model=2)
+    assert plain == again
+    assert plain[0].keys() == model[0].keys() == both[0].keys()
+    assert plain[1] == model[1]  # MARJJ's scores are untouched; only the playouts differ
+    discards = [key for key in plain[0] if key[0] == "discard"]
+    assert any(plain[0][key] != model[0][key] for key in discards)
+    assert any(model[0][key] != both[0][key] for key in discards)
+    assert model == values(view, playout_model=1)
