@@ -1,6 +1,6 @@
 """Options of Hard's ``discard_style=1`` measured no better against the MARJJ-style player in
 issue 17's fifth round and left off (``knock_sure``, ``style_feed``, ``close_weight``), pinned
-on hands written card by card so that the README's measurements can be repeated."""
+on hands written card by card so that the measurements in docs/strength.md can be repeated."""
 
 from __future__ import annotations
 
