@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from server.bots.pace import DEFAULT_PACE
-from server.rules import MatchState, RulesError
+from server.rules import Action, MatchState, RulesError
 
 from .clock import Clock
 from .errors import NotFound
@@ -172,12 +172,30 @@ class MatchCache:
         live.timeouts = timeouts(actions)
         live.stale = False
 
+    async def advance(self, live: LiveMatch) -> None:
+        """Under the lock: bring ``live`` up to the store after another process's changes,
+        reading and applying only the actions it has not seen (a whole reload replayed every
+        action of the match for each move a replica heard of). When those changes were not
+        just actions (a join, a resignation, a flag), or the result disagrees with the row in
+        anything the state decides, the match is rebuilt from the store instead."""
+        if live.stale:
+            await self.reload(live)
+            return
+        loaded = await self.store.load_match_after(live.match_id, live.seq)
+        if loaded is None:  # deleted under us: forget it
+            self.held.pop(live.match_id, None)
+            return
+        meta, actions = loaded
+        if not _extend(live, meta, actions):
+            live.stale = True  # half-changed until the reload below succeeds
+            await self.reload(live)
+
     async def behind(self, live: LiveMatch) -> bool:
-        """Under the lock: reload ``live`` if the store has a later version (written by another
-        process whose notice has not reached us); True if it did."""
+        """Under the lock: catch ``live`` up if the store has a later version (written by
+        another process whose notice has not reached us); True if it did."""
         version = (await self.store.match_versions([live.match_id])).get(live.match_id)
         if version is not None and version > live.meta.version:
-            await self.reload(live)
+            await self.advance(live)
             return True
         return False
 
@@ -239,6 +257,40 @@ def replay(meta: MatchMeta, actions: list[StoredAction]) -> MatchState:
     except RulesError:
         log.exception("stored match does not replay", extra={"match_id": meta.match_id})
         raise
+
+
+def _extend(live: LiveMatch, meta: MatchMeta, actions: list[StoredAction]) -> bool:
+    """Apply ``actions`` (the ones after ``live.seq``) to ``live`` and take ``meta`` as its row,
+    if every version between was one of them and the state then agrees with the row; False
+    (``live`` then half-changed: rebuild it) otherwise."""
+    old = live.meta
+    if meta.version != old.version + len(actions) or (meta.status not in (old.status, "finished")):
+        return False
+    for i, a in enumerate(actions, 1):
+        if a.seq != live.seq + i or a.version != old.version + i:
+            return False
+    state = live.state
+    try:
+        for a in actions:
+            state.apply(Action.from_wire(a.action), a.seat)
+    except RulesError:
+        return False
+    outcome = state.outcome
+    if (
+        state.hand_number != meta.hand_number
+        or list(state.scores) != meta.scores
+        or list(state.hands_won) != meta.hands_won
+        or state.resigned != meta.resigned
+        or (outcome is None) != (meta.status != "finished")
+        or (outcome is not None and outcome.winner != meta.winner)
+    ):
+        return False
+    live.meta = meta
+    live.seq += len(actions)
+    live.acks.update(acks(actions))
+    live.acted.update(acted(actions))
+    live.timeouts |= timeouts(actions)
+    return True
 
 
 def acks(actions: list[StoredAction]) -> dict[tuple[int, str], int]:

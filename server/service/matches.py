@@ -446,5 +446,5 @@ class MatchService:
             # Our own notice can arrive while our write still holds the lock: nothing to do then.
             if version > live.meta.version:
                 self.metrics.notifications.inc()
-                await self.cache.reload(live)
+                await self.cache.advance(live)
                 self.writer.fan_out(live)

@@ -77,10 +77,13 @@ class MemoryStore(AccountsMemory, MemoryRatings, SeeksMemory, LadderMemory):
         return {i: self._matches[i].meta.version for i in match_ids if i in self._matches}
 
     async def load_match(self, match_id: str) -> tuple[MatchMeta, list[StoredAction]] | None:
+        return await self.load_match_after(match_id, 0)
+
+    async def load_match_after(self, match_id: str, seq: int) -> tuple[MatchMeta, list[StoredAction]] | None:
         m = self._matches.get(match_id)
         if m is None:
             return None
-        return self._out(m.meta), [copy.deepcopy(a) for a in m.actions]
+        return self._out(m.meta), [copy.deepcopy(a) for a in m.actions if a.seq > seq]
 
     async def commit(self, change: Change) -> bool:
         meta = change.meta

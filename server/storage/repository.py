@@ -76,11 +76,14 @@ class SqlStore(AccountsSql, RatingsSql, SeeksSql, LadderSql):
         return out
 
     async def load_match(self, match_id: str) -> tuple[MatchMeta, list[StoredAction]] | None:
+        return await self.load_match_after(match_id, 0)
+
+    async def load_match_after(self, match_id: str, seq: int) -> tuple[MatchMeta, list[StoredAction]] | None:
         async with self.sessions() as s, s.begin():
             row = (await s.execute(META_QUERY.where(Match.id == match_id))).one_or_none()
             if row is None:
                 return None
-            actions = (await s.execute(_ACTIONS_QUERY, {"match_id": match_id})).all()
+            actions = (await s.execute(_ACTIONS_QUERY, {"match_id": match_id, "after": seq})).all()
         meta = meta_of(*row)
         # The two reads may see different commits (each statement of a Postgres READ COMMITTED
         # transaction takes its own snapshot): an action committed between them is newer than
@@ -336,7 +339,7 @@ _ACTIONS_QUERY = (
         MatchAction.version,
         MatchAction.created_at,
     )
-    .where(MatchAction.match_id == bindparam("match_id"))
+    .where(MatchAction.match_id == bindparam("match_id"), MatchAction.seq > bindparam("after"))
     .order_by(MatchAction.seq)
 )
 _UPDATE_MATCH = (

@@ -14,7 +14,7 @@ import pytest
 
 from server.bench import peer
 from server.bench.peer.node import DEFAULT_CACHE, SOURCE, NodeUnavailable, install
-from server.bench.peer.run import TARGETS
+from server.bench.peer.run import DEFAULT_TARGETS, TARGETS
 
 pytestmark = pytest.mark.slow
 
@@ -33,7 +33,7 @@ def test_the_benchmark_prints_figures_and_plays_moves_on_both_servers(
     argv = ["--matches", "3", "--rounds", "1", "--paced", "1.5", "--saturate", "1.5", "--think", "0.05"]
     assert peer.main(argv) == 0
     out = capsys.readouterr().out
-    for name in TARGETS:
+    for name in DEFAULT_TARGETS:
         m = re.search(rf"^round 1 {name}: (\d+) paced and (\d+) saturated moves", out, re.M)
         assert m, out
         # FlatFile rewrites its file at every move: on a loaded machine its 1.5 s of saturation
@@ -42,13 +42,32 @@ def test_the_benchmark_prints_figures_and_plays_moves_on_both_servers(
             assert int(m[1]) + int(m[2]) > 0, out
         else:
             assert int(m[1]) > 0 and int(m[2]) > 0, out
-    for title in (t.title for t in TARGETS.values()):
+    for title in (TARGETS[name].title for name in DEFAULT_TARGETS):
         row = next(line for line in out.splitlines() if line.startswith(f"| {title} |"))
         assert "| 0 |" in row, row  # no errors on any target
     assert re.search(r"ours-hvh vs bgio-memory, CPU per move, paced: \d+\.\d\dx", out), out
     assert re.search(
         r"ours-hvc vs bgio-memory, CPU per human action / per move, saturated: \d+\.\d\dx", out
     ), out
+
+
+def test_two_replicas_on_postgres_play_every_match_across_both(
+    node_dir: Path, postgres_admin: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Each match's seats on different replicas: every move reaches the other seat through
+    # Postgres's notices; Postgres's own CPU is printed beside ours.
+    argv = ["--targets", "ours-pg1,ours-pg2", "--matches", "3", "--rounds", "1", "--paced", "1.5"]
+    argv += ["--saturate", "1.5", "--think", "0.05", "--postgres-admin", postgres_admin]
+    assert peer.main(argv) == 0
+    out = capsys.readouterr().out
+    for name in ("ours-pg1", "ours-pg2"):
+        m = re.search(rf"^round 1 {name}: (\d+) paced and (\d+) saturated moves", out, re.M)
+        # A match whose moves did not cross (notices lost) stops after one move or two.
+        assert m and int(m[1]) > 0 and int(m[2]) > 30, out
+        row = next(line for line in out.splitlines() if line.startswith(f"| {TARGETS[name].title} |"))
+        cells = [c.strip() for c in row.split("|")]
+        assert cells[-2] == "0", row  # no errors
+        assert re.fullmatch(r"\d+\.\d{3}", cells[8]), row  # Postgres CPU per move, saturated
 
 
 def test_boardgame_io_shows_a_seat_only_its_own_hand(node_dir: Path) -> None:

@@ -12,7 +12,11 @@ turn, so the machine's noise falls on all of them alike (3 rounds, medians):
 - ``bgio-memory`` and ``bgio-flatfile``: boardgame.io with its in-memory and FlatFile storage
   (it sends the new state before it writes);
 - ``ours-hvc``: ours, human vs the computer: a human action brings the computer's move and its
-  commit, measured per human action.
+  commit, measured per human action;
+- ``ours-pg1`` and ``ours-pg2`` (not run unless named): ours, human vs human on a fresh Postgres
+  database (``--postgres-admin`` creates it), one process or two replicas with the two seats of
+  every match on different replicas (each move reaches the other seat through Postgres's
+  notices); the CPU per move of Postgres's own processes is printed beside ours.
 
 For each: ``--matches`` live matches set up, a paced phase (players pause uniform 0.5x to 1.5x
 ``--think`` before each move: p50/p99 from a move to its acknowledgement, CPU per move), then a
@@ -33,10 +37,10 @@ import time
 from pathlib import Path
 
 from server.bench.load.scale import Variant
-from server.bench.load.servers import ROOT
+from server.bench.load.servers import DEFAULT_POSTGRES_ADMIN, ROOT
 from server.bench.peer.node import DEFAULT_CACHE, NodeUnavailable, install
 from server.bench.peer.report import format_report
-from server.bench.peer.run import TARGETS, Figures, Options, Target, run_round
+from server.bench.peer.run import DEFAULT_TARGETS, TARGETS, Figures, Options, Target, run_round
 
 __all__ = ["main"]
 
@@ -55,7 +59,11 @@ def _parser() -> argparse.ArgumentParser:
         "--think", type=float, default=2.0, help="mean pause before each move when paced (default 2)"
     )
     p.add_argument("--difficulty", default="normal", help="the computer in ours-hvc (default normal)")
-    p.add_argument("--targets", default=",".join(TARGETS), help=f"comma-separated, of {', '.join(TARGETS)}")
+    p.add_argument(
+        "--targets",
+        default=",".join(DEFAULT_TARGETS),
+        help=f"comma-separated, of {', '.join(TARGETS)} (default {','.join(DEFAULT_TARGETS)})",
+    )
     p.add_argument(
         "--variant",
         dest="variants",
@@ -65,6 +73,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--no-deflate", action="store_true", help="the load generator offers no permessage-deflate"
+    )
+    p.add_argument(
+        "--postgres-admin",
+        default=DEFAULT_POSTGRES_ADMIN,
+        help=f"DSN the Postgres targets create their database with (default {DEFAULT_POSTGRES_ADMIN})",
     )
     p.add_argument(
         "--cache-dir", default=str(DEFAULT_CACHE), help=f"where npm installs (default {DEFAULT_CACHE})"
@@ -88,7 +101,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"peer benchmark: {e}")
         return 1
     options = Options(
-        args.matches, args.paced, args.saturate, args.think, args.difficulty, not args.no_deflate
+        args.matches,
+        args.paced,
+        args.saturate,
+        args.think,
+        args.difficulty,
+        not args.no_deflate,
+        args.postgres_admin,
     )
     targets: dict[str, Target] = {}
     for name in names:

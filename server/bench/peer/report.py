@@ -15,6 +15,8 @@ COLUMNS = (
     ("p99_ms", "p99 ms (paced)", "{:.1f}"),
     ("cpu_ms_per_move_paced", "CPU ms/move paced", "{:.3f}"),
     ("cpu_ms_per_move_saturated", "CPU ms/move saturated", "{:.3f}"),
+    ("db_cpu_ms_per_move_paced", "Postgres CPU ms/move paced", "{:.3f}"),
+    ("db_cpu_ms_per_move_saturated", "Postgres CPU ms/move saturated", "{:.3f}"),
     ("kb_per_match", "KB/match", "{:.0f}"),
     ("loadgen_cores", "load generator cores", "{:.2f}"),
 )
@@ -30,6 +32,15 @@ RATIOS = (
     ("ours-hvh", "bgio-flatfile", "cpu_ms_per_move_saturated", "CPU per move, saturated", ""),
     ("ours-hvh", "bgio-flatfile", "moves_per_s_saturated", "saturated moves/s", ">= 4x"),
     ("ours-hvh", "bgio-flatfile", "kb_per_match", "memory per match", ""),
+    *(
+        (ours, "bgio-memory", key, label, goal)
+        for ours in ("ours-pg1", "ours-pg2")
+        for key, label, goal in (
+            ("cpu_ms_per_move_paced", "CPU per move, paced (ours only)", "<= 0.8x"),
+            ("cpu_ms_per_move_saturated", "CPU per move, saturated (ours only)", "<= 0.8x"),
+            ("moves_per_s_saturated", "saturated moves/s", ">= 1.25x"),
+        )
+    ),
     ("ours-hvc", "bgio-memory", "cpu_ms_per_move_paced", "CPU per human action / per move, paced", "<= 1.6x"),
     (
         "ours-hvc",

@@ -1,6 +1,7 @@
-"""One round of one target of the peer benchmark: a fresh server (ours on SQLite, or
-boardgame.io in memory or on FlatFile), the Node load generator set on it, and the server
-process's CPU time and RSS sampled at the phase boundaries the generator is told to cross."""
+"""One round of one target of the peer benchmark: a fresh server (ours on SQLite, or on a fresh
+Postgres database with one or two replicas; or boardgame.io in memory or on FlatFile), the Node
+load generator set on it, and the server processes' CPU time and RSS (and Postgres's, for ours
+on it) sampled at the phase boundaries the generator is told to cross."""
 
 from __future__ import annotations
 
@@ -19,8 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from server.bench.load.measure import cpu_seconds, rss_bytes
-from server.bench.load.servers import ROOT, free_port, start_server, stop_server, wait_healthy
+from server.bench.load.measure import cpu_seconds, named_cpu_seconds, rss_bytes
+from server.bench.load.servers import (
+    DEFAULT_POSTGRES_ADMIN,
+    ROOT,
+    free_port,
+    postgres_database,
+    start_server,
+    stop_server,
+    wait_healthy,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +45,10 @@ class Target:
     """Ours: more environment variables of the server (a variant)."""
     root: Path | None = None
     """Ours: the checkout to run the server from (a variant; None: this one)."""
+    database: str = "sqlite"
+    """Ours: ``sqlite`` (a file of its own) or ``postgres`` (a fresh database each round)."""
+    replicas: int = 1
+    """Ours on Postgres: server processes; the two seats of each match play on different ones."""
 
     def as_variant(self, name: str, env: dict[str, str], root: Path | None) -> Target:
         """This target run as variant ``name``: named ``<target>@<name>``."""
@@ -47,6 +60,8 @@ class Target:
             self.storage,
             tuple(env.items()),
             root,
+            self.database,
+            self.replicas,
         )
 
 
@@ -57,8 +72,18 @@ TARGETS = {
         Target("bgio-memory", "boardgame.io 0.50, in memory", "bgio"),
         Target("bgio-flatfile", "boardgame.io 0.50, FlatFile", "bgio", storage="flatfile"),
         Target("ours-hvc", "ours, human vs the computer, SQLite (per human action)", "ours", mode="hvc"),
+        Target("ours-pg1", "ours, human vs human, Postgres, one process", "ours", database="postgres"),
+        Target(
+            "ours-pg2",
+            "ours, human vs human, Postgres, two replicas (a match's seats on both)",
+            "ours",
+            database="postgres",
+            replicas=2,
+        ),
     )
 }
+DEFAULT_TARGETS = ("ours-hvh", "bgio-memory", "bgio-flatfile", "ours-hvc")
+"""Run unless ``--targets`` says otherwise (the Postgres targets need a reachable Postgres)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +94,8 @@ class Options:
     think: float = 2.0
     difficulty: str = "normal"
     deflate: bool = True
+    postgres_admin: str = DEFAULT_POSTGRES_ADMIN
+    """Where the Postgres targets create (and then drop) their fresh database."""
 
 
 @dataclass
@@ -89,12 +116,15 @@ class Figures:
     cpu_ms_per_move_paced: float | None = None
     cpu_ms_per_move_saturated: float | None = None
     kb_per_match: float | None = None
+    db_cpu_ms_per_move_paced: float | None = None
+    """Ours on Postgres: the database's processes' CPU per move (ours counts only its own)."""
+    db_cpu_ms_per_move_saturated: float | None = None
     loadgen_cores: float | None = None
     errors: dict[str, int] = field(default_factory=dict)
 
 
 @contextlib.contextmanager
-def _bgio_server(node_dir: Path, storage: str, folder: Path) -> Iterator[tuple[str, int]]:
+def _bgio_server(node_dir: Path, storage: str, folder: Path) -> Iterator[tuple[list[str], list[int]]]:
     port = free_port()
     log = open(folder / f"bgio-{port}.log", "ab")  # noqa: SIM115 (closed below)
     process = subprocess.Popen(
@@ -119,7 +149,7 @@ def _bgio_server(node_dir: Path, storage: str, folder: Path) -> Iterator[tuple[s
             if time.monotonic() > deadline:
                 raise RuntimeError("boardgame.io did not answer in 30 s")
             time.sleep(0.1)
-        yield url, process.pid
+        yield [url], [process.pid]
     finally:
         process.terminate()
         try:
@@ -131,19 +161,39 @@ def _bgio_server(node_dir: Path, storage: str, folder: Path) -> Iterator[tuple[s
 
 
 @contextlib.contextmanager
-def _our_server(folder: Path, target: Target) -> Iterator[tuple[str, int]]:
-    server = start_server(
-        f"sqlite+aiosqlite:///{folder / 'ginrummy.db'}",
-        folder,
-        env={"GINRUMMY_BOT_DELAY": "0", **dict(target.env)},
-        root=target.root or ROOT,
-    )
+def _fresh_postgres(admin: str) -> Iterator[str]:
+    """A fresh Postgres database for one round (dropped after it); its URL."""
+    loop = asyncio.new_event_loop()
+    database = postgres_database(admin)
     try:
-        asyncio.run(wait_healthy(server.url, server.process))
-        assert server.pid is not None
-        yield server.url, server.pid
+        try:
+            url = loop.run_until_complete(database.__aenter__())
+        except OSError as e:
+            raise RuntimeError(f"Postgres at {admin} is not reachable: {e}") from e
+        try:
+            yield url
+        finally:
+            loop.run_until_complete(database.__aexit__(None, None, None))
     finally:
-        stop_server(server)
+        loop.close()
+
+
+@contextlib.contextmanager
+def _our_server(folder: Path, target: Target, options: Options) -> Iterator[tuple[list[str], list[int]]]:
+    with contextlib.ExitStack() as stack:
+        if target.database == "postgres":
+            url = stack.enter_context(_fresh_postgres(options.postgres_admin))
+        else:
+            url = f"sqlite+aiosqlite:///{folder / 'ginrummy.db'}"
+        servers = []
+        for n in range(target.replicas):
+            # The first migrates the fresh database; the others start on it once it is ready.
+            env = {"GINRUMMY_BOT_DELAY": "0", **({"GINRUMMY_MIGRATE": "0"} if n else {}), **dict(target.env)}
+            server = start_server(url, folder, env=env, root=target.root or ROOT)
+            stack.callback(stop_server, server)
+            servers.append(server)
+            asyncio.run(wait_healthy(server.url, server.process))
+        yield [s.url for s in servers], [s.pid for s in servers if s.pid is not None]
 
 
 class _Generator:
@@ -195,26 +245,35 @@ def run_round(node_dir: Path, target: Target, options: Options) -> Figures:
     with tempfile.TemporaryDirectory(prefix=f"peer-{target.name.replace('@', '-')}-") as tmp:
         folder = Path(tmp)
         server = (
-            _our_server(folder, target)
+            _our_server(folder, target, options)
             if target.server == "ours"
             else _bgio_server(node_dir, target.storage, folder)
         )
-        with server as (url, pid):
-            return _drive(node_dir, target, options, url, pid)
+        with server as (urls, pids):
+            return _drive(node_dir, target, options, urls, pids)
 
 
-def _cpu(pid: int) -> float:
-    used = cpu_seconds(pid)
-    if used is None:
-        raise RuntimeError(f"process {pid} is gone")
-    return used
+def _cpu(*pids: int) -> float:
+    total = 0.0
+    for pid in pids:
+        used = cpu_seconds(pid)
+        if used is None:
+            raise RuntimeError(f"process {pid} is gone")
+        total += used
+    return total
 
 
-def _drive(node_dir: Path, target: Target, options: Options, url: str, pid: int) -> Figures:
-    idle_rss = rss_bytes(pid) or 0
+def _rss(pids: list[int]) -> int:
+    return sum(rss_bytes(pid) or 0 for pid in pids)
+
+
+def _drive(node_dir: Path, target: Target, options: Options, urls: list[str], pids: list[int]) -> Figures:
+    idle_rss = _rss(pids)
+    db = target.database == "postgres"
     config = {
         "target": target.server,
-        "url": url,
+        "url": urls[0],
+        "urls": urls,
         "matches": options.matches,
         "mode": target.mode,
         "difficulty": options.difficulty,
@@ -229,15 +288,18 @@ def _drive(node_dir: Path, target: Target, options: Options, url: str, pid: int)
         figures.setup_seconds = float(ready["setup_seconds"])
         figures.setup_retries = int(ready.get("unavailable", 0))
         gen_cpu0 = _cpu(gen.process.pid)
-        cpu0, t0 = _cpu(pid), time.monotonic()
+        db0 = named_cpu_seconds("postgres") if db else 0.0
+        cpu0, t0 = _cpu(*pids), time.monotonic()
         gen.tell("paced")
         time.sleep(options.paced)
-        cpu1 = _cpu(pid)
-        paced_rss = rss_bytes(pid) or 0
+        cpu1 = _cpu(*pids)
+        db1 = named_cpu_seconds("postgres") if db else 0.0
+        paced_rss = _rss(pids)
         gen.tell("saturated")
         paced = gen.event(timeout=30)
         time.sleep(options.saturated)
-        cpu2 = _cpu(pid)
+        cpu2 = _cpu(*pids)
+        db2 = named_cpu_seconds("postgres") if db else 0.0
         gen_cpu2 = _cpu(gen.process.pid)
         t2 = time.monotonic()
         gen.tell("stop")
@@ -251,8 +313,12 @@ def _drive(node_dir: Path, target: Target, options: Options, url: str, pid: int)
     if figures.saturated_moves:
         figures.moves_per_s_saturated = figures.saturated_moves / float(saturated["seconds"])
         figures.cpu_ms_per_move_saturated = 1000 * (cpu2 - cpu1) / figures.saturated_moves
+        if db:
+            figures.db_cpu_ms_per_move_saturated = 1000 * (db2 - db1) / figures.saturated_moves
     if figures.paced_moves:
         figures.cpu_ms_per_move_paced = 1000 * (cpu1 - cpu0) / figures.paced_moves
+        if db:
+            figures.db_cpu_ms_per_move_paced = 1000 * (db1 - db0) / figures.paced_moves
     figures.kb_per_match = (paced_rss - idle_rss) / 1024 / options.matches
     figures.loadgen_cores = (gen_cpu2 - gen_cpu0) / (t2 - t0)
     for phase in (paced, saturated):

@@ -2,7 +2,8 @@
 // players and matches, the WebSocket /ws protocol) or a boardgame.io server (its lobby, then its
 // socket.io transport) with the same scripted players, pace and phases.
 //
-// Usage: node loadgen.js CONFIG_JSON. CONFIG: {target: "ours"|"bgio", url, matches, mode:
+// Usage: node loadgen.js CONFIG_JSON. CONFIG: {target: "ours"|"bgio", url, urls (ours: the
+// replicas; the two seats of match i play on replicas i and i + 1, modulo their count), matches, mode:
 // "hvh"|"hvc" (ours only: human vs human, or human vs the computer), difficulty, think (seconds;
 // a player pauses uniform 0.5x..1.5x of it before each move in the paced phase, not at all when
 // saturated), deflate (offer permessage-deflate as browsers do)}.
@@ -106,6 +107,8 @@ class OursSeat {
   constructor(index) {
     this.index = index;
     this.local = localAddress(index);
+    const urls = config.urls || [config.url];
+    this.url = urls[(Math.floor(index / 2) + (index % 2)) % urls.length];
     this.token = null;
     this.matchId = null;
     this.actedOn = -1;
@@ -119,7 +122,7 @@ class OursSeat {
     // 503 unavailable (the database busy) says: try again in a moment. Setup does, a few times.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await request('POST', config.url + path, body, this.token ? { authorization: `Bearer ${this.token}` } : {}, this.local);
+        return await request('POST', this.url + path, body, this.token ? { authorization: `Bearer ${this.token}` } : {}, this.local);
       } catch (e) {
         if (e.status !== 503 || attempt >= 10) throw e;
         unavailable += 1;
@@ -130,7 +133,7 @@ class OursSeat {
 
   async connect() {
     this.token = (await this.post('/api/players', { name: `Peer ${this.index}` })).token;
-    const url = config.url.replace('http', 'ws') + '/ws';
+    const url = this.url.replace('http', 'ws') + '/ws';
     this.ws = new WebSocket(url, { localAddress: this.local, perMessageDeflate: config.deflate });
     await new Promise((resolve, reject) => {
       this.ws.once('open', resolve);
