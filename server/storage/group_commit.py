@@ -41,10 +41,11 @@ import asyncpg
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from server.service.ports import Change
+from server.service.ports import Change, MatchMeta, StoredAction
 
 from . import engine as engine_module
 from .batch_sql import MAX_BATCH, BatchSql, Rows
+from .catch_up import PostgresCatchUp
 from .engine import sqlite_path
 from .notify import CHANNEL
 from .repository import SqlStore
@@ -107,6 +108,13 @@ class GroupCommitStore(SqlStore):
         is set up exactly as the engine's: URL, options, search path)."""
         self.batches = 0
         self.changes = 0
+        self._catch_up = PostgresCatchUp(engine) if engine.dialect.name == "postgresql" else None
+        """On Postgres, the reads of replicas catching up on each other's moves (:mod:`.catch_up`)."""
+
+    async def load_match_after(self, match_id: str, seq: int) -> tuple[MatchMeta, list[StoredAction]] | None:
+        if self._catch_up is None:
+            return await super().load_match_after(match_id, seq)
+        return await self._catch_up.load_match_after(match_id, seq)
 
     async def commit(self, change: Change) -> bool:
         if self._closed:
@@ -133,6 +141,8 @@ class GroupCommitStore(SqlStore):
         if self._pg is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._pg.close(), timeout=2)
+        if self._catch_up is not None:
+            await self._catch_up.close()
 
     async def _write_loop(self) -> None:
         while True:
