@@ -5,9 +5,8 @@ of its own.
 Through SQLAlchemy that read was a pooled connection's liveness ping, a transaction, two ORM
 queries and a rollback: about 40% of a replica's CPU when every match's two players sat on
 different replicas (``python -m server.bench peer --targets ours-pg2``). Here it is a prepared
-statement on an asyncpg connection taken out of the engine's pool for good (so it is set up as
-the engine's are), used by one caller at a time; a connection found broken is replaced and the
-read tried once more (a read changes nothing, so that is always safe).
+statement on a connection of its own (:mod:`.pg_connection`: a broken one is replaced and the
+read tried once more), used by one caller at a time.
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ from server.service.ports import MatchMeta, StoredAction
 
 from .match_rows import meta_of
 from .models import Match, MatchAction, Player
+from .pg_connection import OwnConnection
 
 _SQL = f"""
 SELECT m.*, p0.name AS _name0, p1.name AS _name1,
@@ -50,13 +50,12 @@ class _Row:
 
 class PostgresCatchUp:
     def __init__(self, engine: AsyncEngine) -> None:
-        self.engine = engine
-        self._conn: asyncpg.Connection | None = None
+        self.connection = OwnConnection(engine)
         self._lock = asyncio.Lock()
 
     async def load_match_after(self, match_id: str, seq: int) -> tuple[MatchMeta, list[StoredAction]] | None:
         async with self._lock:
-            records = await self._fetch(match_id, seq)
+            records = await self.connection.fetch(_SQL, match_id, seq)
         if not records:
             return None
         first = records[0]
@@ -70,34 +69,5 @@ class PostgresCatchUp:
         ]
         return meta, actions
 
-    async def _fetch(self, match_id: str, seq: int) -> list[asyncpg.Record]:
-        for attempt in (1, 2):
-            conn = self._conn
-            try:
-                if conn is None or conn.is_closed():
-                    pooled = await self.engine.raw_connection()
-                    conn = self._conn = cast(asyncpg.Connection, pooled.driver_connection)
-                    pooled.detach()  # the pool forgets it; closing it is ours
-                return cast(list[asyncpg.Record], await conn.fetch(_SQL, match_id, seq))
-            except (
-                OSError,
-                asyncpg.InterfaceError,
-                asyncpg.PostgresConnectionError,
-                asyncpg.exceptions.InternalClientError,  # its protocol stuck (a killed backend)
-            ) as e:
-                if isinstance(e, asyncpg.InterfaceError) and isinstance(e, ValueError):
-                    raise  # an argument asyncpg could not encode: the connection is fine
-                self._conn = None
-                if conn is not None:
-                    conn.terminate()
-                if attempt == 2:
-                    raise
-        raise AssertionError("unreachable")
-
     async def close(self) -> None:
-        if self._conn is not None:
-            conn, self._conn = self._conn, None
-            try:
-                await asyncio.wait_for(conn.close(), timeout=2)
-            except Exception:
-                conn.terminate()
+        await self.connection.close()

@@ -35,7 +35,6 @@ import logging
 import sqlite3
 import time
 from collections.abc import Callable
-from typing import cast
 
 import asyncpg
 from sqlalchemy.exc import IntegrityError
@@ -48,6 +47,7 @@ from .batch_sql import MAX_BATCH, BatchSql, Rows
 from .catch_up import PostgresCatchUp
 from .engine import sqlite_path
 from .notify import CHANNEL
+from .pg_connection import OwnConnection
 from .repository import SqlStore
 from .sqlite_writer import INLINE_MAX, SqliteWriter
 
@@ -103,9 +103,8 @@ class GroupCommitStore(SqlStore):
         """The SQLite file's writer (small batches on the loop's thread: ``sqlite_inline``)."""
         if self._sqlite_file is not None:
             self.sqlite = SqliteWriter(self._sqlite_file, self._sql, self.sqlite_timeout, sqlite_inline)
-        self._pg: asyncpg.Connection | None = None
-        """The Postgres writer's connection: one taken out of the engine's pool for good (so it
-        is set up exactly as the engine's: URL, options, search path)."""
+        self._pg = OwnConnection(engine)
+        """The Postgres writer's connection (:mod:`.pg_connection`)."""
         self.batches = 0
         self.changes = 0
         self._catch_up = PostgresCatchUp(engine) if engine.dialect.name == "postgresql" else None
@@ -138,9 +137,7 @@ class GroupCommitStore(SqlStore):
                 await self._writer
         if self.sqlite is not None:
             await self.sqlite.close()
-        if self._pg is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._pg.close(), timeout=2)
+        await self._pg.close()
         if self._catch_up is not None:
             await self._catch_up.close()
 
@@ -226,32 +223,11 @@ class GroupCommitStore(SqlStore):
         # (by these rows or by the table): two replicas' batches never wait on each other in a
         # cycle.
         args = self._sql.postgres_args(sorted(rows, key=lambda r: r.match_id), self.notify_channel or "")
-        for attempt in (1, 2):
-            conn = self._pg
-            try:
-                if conn is None or conn.is_closed():
-                    pooled = await self.engine.raw_connection()
-                    # (driver_connection is None only once invalidated: not a fresh one)
-                    conn = self._pg = cast(asyncpg.Connection, pooled.driver_connection)
-                    pooled.detach()  # the pool forgets it; closing it is ours
-                landed = {r[0] for r in await conn.fetch(self._sql.postgres, *args)}
-                return [r.match_id in landed for r in rows]
-            except asyncpg.IntegrityConstraintViolationError as e:
-                raise IntegrityError(str(e), None, e) from e
-            except (
-                OSError,
-                asyncpg.InterfaceError,
-                asyncpg.PostgresConnectionError,
-                asyncpg.exceptions.InternalClientError,  # its protocol stuck (a killed backend)
-            ) as e:
-                if isinstance(e, asyncpg.InterfaceError) and isinstance(e, ValueError):
-                    raise  # an argument asyncpg could not encode: the connection is fine
-                self._pg = None
-                if conn is not None:
-                    conn.terminate()
-                if attempt == 2:
-                    raise
-        raise AssertionError("unreachable")
+        try:
+            landed = {r[0] for r in await self._pg.fetch(self._sql.postgres, *args)}
+        except asyncpg.IntegrityConstraintViolationError as e:
+            raise IntegrityError(str(e), None, e) from e
+        return [r.match_id in landed for r in rows]
 
 
 def _one_rows_fault(e: BaseException) -> bool:

@@ -60,10 +60,10 @@ async def test_a_catch_up_connection_postgres_dropped_is_replaced(stores, postgr
     assert len((await store.load_match_after(match.match_id, 0))[1]) == 1
     admin = await asyncpg.connect(postgres_admin)
     try:
-        pid = store._catch_up._conn.get_server_pid()
+        pid = store._catch_up.connection.connection.get_server_pid()
         assert await admin.fetchval("SELECT pg_terminate_backend($1)", pid)
     finally:
         await admin.close()
     await asyncio.sleep(0.1)
     assert len((await store.load_match_after(match.match_id, 0))[1]) == 1  # on a new connection
-    assert store._catch_up._conn.get_server_pid() != pid
+    assert store._catch_up.connection.connection.get_server_pid() != pid

@@ -219,7 +219,9 @@ async def test_on_postgres_a_writer_connection_killed_meanwhile_is_replaced(post
         assert await store.commit(step(a, 1))
         admin = await asyncpg.connect(postgres_admin)
         try:
-            assert await admin.fetchval("SELECT pg_terminate_backend($1)", store._pg.get_server_pid())
+            assert await admin.fetchval(
+                "SELECT pg_terminate_backend($1)", store._pg.connection.get_server_pid()
+            )
         finally:
             await admin.close()
         await asyncio.sleep(0.1)

@@ -72,7 +72,7 @@ async def test_the_group_commits_own_connection_stuck_is_replaced_and_the_batch_
         try:
             (m,) = await matches(store, 1)
             assert await store.commit(step(m, 1))
-            stuck = store._pg
+            stuck = store._pg.connection
             assert stuck is not None
 
             real_fetch = type(stuck).fetch
@@ -85,7 +85,7 @@ async def test_the_group_commits_own_connection_stuck_is_replaced_and_the_batch_
             monkeypatch.setattr(type(stuck), "fetch", fetch)
             m = (await store.load_match(m.match_id))[0]
             assert await store.commit(step(m, 2))  # on a fresh connection, not an error
-            assert store._pg is not stuck and stuck.is_closed()
+            assert store._pg.connection is not stuck and stuck.is_closed()
             assert (await store.load_match(m.match_id))[0].version == 2
         finally:
             await store.close()
