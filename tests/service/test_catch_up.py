@@ -14,10 +14,14 @@ from server.storage import MemoryStore, SqlStore
 from .helpers import Recorder, human_match
 
 
-async def two_processes(engine):
+def services(engine) -> tuple[MatchService, MatchService]:
+    """Two processes on one database, hearing of each other's changes."""
     hub = InProcessBroadcaster()
-    one = MatchService(SqlStore(engine), bot_delay=0, broadcaster=hub)
-    two = MatchService(SqlStore(engine), bot_delay=0, broadcaster=hub)
+    return tuple(MatchService(SqlStore(engine), bot_delay=0, broadcaster=hub) for _ in range(2))
+
+
+async def two_processes(engine):
+    one, two = services(engine)
     live, ada, _ = await human_match(one)
     other = await two.cache.get(live.match_id)
     return one, two, live, other, ada
@@ -75,9 +79,7 @@ async def test_a_change_that_is_not_an_action_rebuilds_the_copy(engine):
 
 
 async def test_a_join_through_another_process_rebuilds_the_waiting_copy(engine):
-    hub = InProcessBroadcaster()
-    one = MatchService(SqlStore(engine), bot_delay=0, broadcaster=hub)
-    two = MatchService(SqlStore(engine), bot_delay=0, broadcaster=hub)
+    one, two = services(engine)
     ada, _ = await one.create_player("Ada")
     bob, _ = await one.create_player("Bob")
     created = await one.create_match(ada, opponent="human")
