@@ -83,7 +83,7 @@ from server.rules.melds import discard_deadwoods, min_deadwood
 
 from .base import Bot, own_mask, taken_index, top_of_pile
 from .knowledge import Knowledge
-from .marjj_plus import knock_value, marjj_plus_take, marjj_plus_values
+from .marjj_plus import knock_value, marjj_plus_take, marjj_plus_values, searched_take
 from .rollout import playout
 from .sim import (
     DRAW,
@@ -131,6 +131,8 @@ class HardBot(Bot):
         playout_model: int = 0,
         playout_knock: int = 0,
         late_knock: int = 0,
+        draw_search: int = 0,
+        draw_margin: int = 1,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:
@@ -162,6 +164,8 @@ class HardBot(Bot):
         self.playout_model = playout_model
         self.playout_knock = playout_knock
         self.late_knock = late_knock
+        self.draw_search = draw_search
+        self.draw_margin = draw_margin
 
     def __repr__(self) -> str:
         return f"HardBot({self.seed!r}, worlds={self.worlds}, candidates={self.candidates})"
@@ -177,6 +181,8 @@ class HardBot(Bot):
     # --- draw ---------------------------------------------------------------------------------
 
     def take_discard(self, view: SeatView) -> bool:
+        if self.discard_style and self.draw_search:
+            return searched_take(self, view)
         if self.discard_style or self.marjj_take:
             return marjj_plus_take(view)
         hand = own_mask(view)

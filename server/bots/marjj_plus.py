@@ -29,12 +29,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from server.rules import SeatView
+from server.rules import Phase, SeatView
 
 from . import handstrength
-from .base import own_mask, taken_index
+from .base import own_mask, taken_index, top_of_pile
 from .knowledge import Knowledge
-from .rollout import ALWAYS, marjj_playout
+from .rollout import ALWAYS, DISCARD, DRAW, playout
 from .sim import Memo, own_turns, settle_points
 
 if TYPE_CHECKING:
@@ -121,11 +121,13 @@ def model_play_on(
     opp_knock: int,
     model: int,
     windows: tuple[int, int, int, int] = (ALWAYS[0], 0, ALWAYS[0], 0),
+    mine_first: int = 0,
 ) -> int:
     """Like :func:`.hard.play_on` (the opponent to draw next), with the seats in ``model``
-    (bits) playing MARJJ's draw and a gin player's discard (:func:`.rollout.marjj_playout`);
+    (bits) playing MARJJ's draw and a gin player's discard (:func:`.rollout.playout`);
     ``windows``: (own turns to knock at the limit, own knock after them, the same two for the
-    opponent; :func:`knock_windows`)."""
+    opponent; :func:`knock_windows`). ``mine_first``: the view's seat plays first instead, 1:
+    to discard having taken the top of ``pile`` (still on it), 2: to draw from the stock."""
     from .hard import with_box
 
     me = view.seat
@@ -136,19 +138,29 @@ def model_play_on(
     own_turns_left, own_late, opp_turns_left, opp_late = windows
     turns = (own_turns_left, opp_turns_left) if me == 0 else (opp_turns_left, own_turns_left)
     late = (own_late, opp_late) if me == 0 else (opp_late, own_late)
-    net = marjj_playout(
+    to_act, phase, taken = 1 - me, DRAW, -1
+    if mine_first == 1:
+        to_act, phase, taken = me, DISCARD, pile.pop()
+        hands[me] |= 1 << taken
+    elif mine_first == 2:
+        to_act = me
+    net = playout(
         hands,
         stock[::-1],
         pile,
-        1 - me,
+        to_act,
+        phase,
+        taken,
         view.rules,
         limit,
         view.multiplier,
         knock_at,
-        model,
-        memo,
-        turns,
-        late,
+        stock_only=mine_first == 2,
+        memo=memo,
+        gin_seats=model,
+        marjj=model,
+        knock_turns=turns,
+        late_at=late,
     )
     return with_box(net if me == 0 else -net, view.rules.box_bonus)
 
@@ -180,4 +192,47 @@ def marjj_plus_take(view: SeatView) -> bool:
     return handstrength.takes(view)
 
 
-__all__ = ["knock_value", "knock_windows", "marjj_plus_take", "marjj_plus_values", "model_play_on"]
+def searched_take(bot: HardBot, view: SeatView) -> bool:
+    """``draw_search``: MARJJ's draw, unless the playouts of ``playout_model`` (both seats as
+    MARJJ; the same worlds for both choices) find the other choice better by more than
+    ``draw_margin`` points. Only a draw from the stock or the pile (not the first upcard), and
+    only when the card could meld with the hand or MARJJ's rule takes it."""
+    from .hard import near_mask
+
+    rule = handstrength.takes(view)
+    top = top_of_pile(view)
+    hand = own_mask(view)
+    if view.phase is not Phase.DRAW or not (rule or near_mask(hand) >> top & 1):
+        return rule
+    k = Knowledge.from_view(view)
+    memo = Memo()
+    worlds = bot.sample_worlds(view, k, bot.worlds)
+    me = view.seat
+    assert me is not None
+    opp_knock = bot.opp_knock_at(len(k.opp_discards), worlds, view.knock_limit, memo)
+    worth = bot.worth(view)
+    model = {0: 3, 1: 1 << (1 - me)}.get(bot.playout_model, 3)
+    windows = knock_windows(bot, view, len(k.opp_discards))
+    gain = 0.0  # of taking over drawing from the stock
+    for j, (opp_hand, stock) in enumerate(worlds):
+        if len(stock) <= 2:
+            continue
+        for first, sign in ((1, 1.0), (2, -1.0)):
+            net = model_play_on(
+                view, hand, opp_hand, stock, list(k.pile), memo, opp_knock[j], model, windows, first
+            )
+            gain += sign * worth(net)
+    gain /= len(worlds)
+    if rule:
+        return gain > -bot.draw_margin
+    return gain > bot.draw_margin
+
+
+__all__ = [
+    "knock_value",
+    "knock_windows",
+    "marjj_plus_take",
+    "marjj_plus_values",
+    "model_play_on",
+    "searched_take",
+]
