@@ -196,7 +196,9 @@ def evaluate(view: SeatView, played: Action, *, worlds: int = WORLDS, step: int 
     """Hard's evaluation of the decision in ``view`` (the seat to act), and ``played`` against it."""
     # The evaluation of every legal action is the discard style that simulates each discard (the
     # default before issue 17's fourth round), with its knock valued as it was.
-    bot = HardBot("analysis", worlds=worlds, discard_style=0, knock_bias=0, strength_weight=100)
+    bot = HardBot(
+        "analysis", worlds=worlds, discard_style=0, knock_bias=0, strength_weight=100, blend=100, opp_mix=2
+    )
     bot.rng.seed(f"analysis:{view_key(view)}")
     if view.phase is Phase.DISCARD:
         values, best, reason = _discard(bot, view)

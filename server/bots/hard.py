@@ -21,13 +21,11 @@ How it decides:
   opponent is far away, waits for gin when a knock would likely be undercut, and plays on when
   the simulations say it pays.
 - The opponent's knocking in the playouts (:meth:`HardBot.opp_knock_at`): at its first chance
-  while it has discarded fewer than ``opp_gin_after`` (3) times. After that, by default
-  (``opp_mix`` 2), a world whose guessed opponent hand could already have knocked, and did
-  not, holds a player who plays for gin (the playouts let it end the hand only with gin, as
-  MARJJ does); in the other worlds it still knocks at its first chance (as Normal or the simple
-  bot would). So against a gin-holder the value of playing on counts the gins it would make,
-  and the knock is weighed against that, while against a player who knocks as soon as it can
-  Hard still fears its knock. (``opp_mix`` 0: every world a gin-holder; 1: every other one.)
+  while it has discarded fewer than ``opp_gin_after`` (3) times; after that, by default
+  (``opp_mix`` 0, since issue 17's eighth round), only with gin, as MARJJ does (a gin-holder).
+  ``opp_mix`` 2 (the default before): a world whose guessed opponent hand could already have
+  knocked, and did not, holds a gin-holder, and in the other worlds it still knocks at its
+  first chance (as Normal or the simple bot would); 1: every other world a gin-holder.
   ``clue_turns``: the sampler's "it would have knocked if it could" holds only over the
   opponent's first that many discards.
 - ``match_bonus`` (``house`` only, where just the match counts): points past the target are
@@ -52,13 +50,16 @@ How it decides:
   MARJJ-style player does, with the knock after the early turns weighed by simulation,
   ``tie_band`` near-ties of its score broken by playouts and ``strength_weight`` (50: half of
   MARJJ's) / ``strength_decay`` its best-draws weight (:mod:`.marjj_plus`).
-  ``marjj_take`` 1: MARJJ's draw rule with either discard style. ``playout_style`` (0, off): in the playouts the opponent (1) or both seats
-  (2) throw as a gin player would (:func:`.sim.gin_thrown_card`) when not knocking.
-  ``playout_model`` (0, off): with ``discard_style`` 1 the playouts' opponent (1) or both seats
-  (2) draw by MARJJ's rule too (:mod:`.rollout`); with ``tie_band=8 worlds=80 blend=50`` it
-  searched MARJJ's near-ties to 53.9% of 1,000 matches (issue 17's seventh round): not a default.
-  ``playout_knock`` (bits; 0, off) and ``late_knock``: when each seat knocks in those playouts
-  (:func:`.marjj_plus.knock_windows`).
+  ``marjj_take`` 1: MARJJ's draw rule with either discard style. ``playout_style`` (0, off): in
+  the playouts the opponent (1) or both seats (2) throw as a gin player would
+  (:func:`.sim.gin_thrown_card`) when not knocking. ``playout_model`` (2, the default since
+  issue 17's eighth round; 0, off): with ``discard_style`` 1 the playouts' opponent (1) or both
+  seats (2) draw by MARJJ's rule and throw as a gin player (:mod:`.rollout`).
+  ``playout_knock`` (bits; 1 by default, 0 off) and ``late_knock``: when each seat knocks in
+  those playouts (:func:`.marjj_plus.knock_windows`). ``draw_search`` (0, off; measured no
+  better): the draw weighed by those playouts (:func:`.marjj_plus.searched_take`). The defaults
+  ``tie_band=8 worlds=80 blend=50 playout_model=2 playout_knock=1 opp_mix=0`` won 56.8% of
+  2,000 fresh matches against the MARJJ-style player (issue 17's eighth round).
   Options measured no better and removed since: ``match_equity``, ``knock_sure``,
   ``style_feed``, ``close_weight``/``close_need``, ``own_take`` and ``sample_style`` (the
   README's issue-17 section keeps what they measured).
@@ -97,7 +98,7 @@ from .sim import (
 
 class HardBot(Bot):
     difficulty = "hard"
-    WORLDS = 40
+    WORLDS = 80
     """Worlds sampled for a discard decision (half of them for a draw) at full strength."""
 
     def __init__(
@@ -107,7 +108,7 @@ class HardBot(Bot):
         worlds: int = WORLDS,
         candidates: int = 4,
         feed: int = 10,
-        blend: int = 100,
+        blend: int = 50,
         lookahead: int = 1,
         margin: int = 8,
         knock_bias: int = -3,
@@ -115,7 +116,7 @@ class HardBot(Bot):
         clue_turns: int = 3,
         opp_gin_after: int = 3,
         match_bonus: int = 0,
-        opp_mix: int = 2,
+        opp_mix: int = 0,
         gin_weight: int = 10,
         gin_draws: int = 6,
         early_knock: int = 3,
@@ -123,13 +124,13 @@ class HardBot(Bot):
         gin_decay: int = 100,
         knock_cap: int = 0,
         discard_style: int = 1,
-        tie_band: int = 0,
+        tie_band: int = 8,
         strength_weight: int = 50,
         strength_decay: int = 90,
         marjj_take: int = 0,
         playout_style: int = 0,
-        playout_model: int = 0,
-        playout_knock: int = 0,
+        playout_model: int = 2,
+        playout_knock: int = 1,
         late_knock: int = 0,
         draw_search: int = 0,
         draw_margin: int = 1,

@@ -76,7 +76,7 @@ def test_it_plays_on_when_the_opponents_pickups_say_the_knock_is_undercut() -> N
 
 def test_tie_band_plays_out_the_near_ties_of_marjjs_score() -> None:
     view = scenarios.undercut_risk().view(1)
-    narrow, scored, _ = marjj_plus_values(plus(0), view)
+    narrow, scored, _ = marjj_plus_values(plus(0, tie_band=0), view)
     wide, _, _ = marjj_plus_values(plus(0, tie_band=100, candidates=3), view)
     discards = [c for kind, c in wide if kind == "discard"]
     assert len([c for kind, c in narrow if kind == "discard"]) == 1

@@ -71,7 +71,7 @@ def values(view: SeatView, **options: int):  # type: ignore[no-untyped-def]
 
 def test_playout_model_changes_the_simulated_values_and_only_when_set() -> None:
     view = scenarios.undercut_risk().view(1)
-    plain = values(view)
+    plain = values(view, playout_model=0)
     again = values(view, playout_model=0)
     model = values(view, playout_model=1)
     both = values(view, playout_model=2)
@@ -113,7 +113,7 @@ def test_knock_windows_follow_the_early_turns_of_each_seat() -> None:
 
     view = scenarios.undercut_risk().view(1)
     turns = own_turns(view)
-    assert knock_windows(HardBot(0), view, 1) == (ALWAYS[0], 0, ALWAYS[0], 0)
+    assert knock_windows(HardBot(0, playout_knock=0), view, 1) == (ALWAYS[0], 0, ALWAYS[0], 0)
     # Bit 1: the opponent's knocking at the limit lasts what is left of its first 3 turns.
     assert knock_windows(HardBot(0, playout_knock=1), view, 1) == (ALWAYS[0], 0, 2, 0)
     assert knock_windows(HardBot(0, playout_knock=1), view, 3) == (ALWAYS[0], 0, ALWAYS[0], 0)
