@@ -6,7 +6,7 @@ pile, which card to discard, whether to knock), :func:`evaluate` values *every* 
 does; the box bonus counted where the rules have one), and names the one Hard would play:
 
 - Draw decisions (upcard and draw phases): each option is played out to the end of the hand
-  (:func:`.sim.playout`, both seats greedy) on the same ``worlds`` sampled guesses at the hidden
+  (:func:`.rollout.playout`, both seats greedy) on the same ``worlds`` sampled guesses at the hidden
   cards (:meth:`.knowledge.Knowledge.sample`), so every option meets the same luck. Hard's
   choice is its own draw rule (:meth:`.hard.HardBot.take_discard`).
 - Discard decisions: Hard's evaluation in the style that simulates every discard
@@ -55,7 +55,8 @@ from server.rules.melds import min_deadwood
 from .base import own_mask, top_of_pile, view_key
 from .hard import HardBot, feed_chance, with_box
 from .knowledge import Knowledge
-from .sim import DISCARD, DRAW, UPCARD, Memo, playout
+from .rollout import DISCARD, DRAW, UPCARD, playout
+from .sim import Memo
 
 WORLDS = 16
 """Sampled worlds per decision by default (Hard plays with 40)."""
@@ -195,7 +196,9 @@ def evaluate(view: SeatView, played: Action, *, worlds: int = WORLDS, step: int 
     """Hard's evaluation of the decision in ``view`` (the seat to act), and ``played`` against it."""
     # The evaluation of every legal action is the discard style that simulates each discard (the
     # default before issue 17's fourth round), with its knock valued as it was.
-    bot = HardBot("analysis", worlds=worlds, discard_style=0, knock_bias=0, strength_weight=100)
+    bot = HardBot(
+        "analysis", worlds=worlds, discard_style=0, knock_bias=0, strength_weight=100, blend=100, opp_mix=2
+    )
     bot.rng.seed(f"analysis:{view_key(view)}")
     if view.phase is Phase.DISCARD:
         values, best, reason = _discard(bot, view)

@@ -11,7 +11,7 @@ How it decides:
   (so a card that keeps two ways to make a meld is worth more than a lone one), plus ``feed``
   points times the chance the opponent can meld the card. The best ``candidates`` (none more
   than ``margin`` worse than the best) are then compared by playing the rest of the hand out
-  greedily for both seats (:func:`.sim.playout`), on the same samples for every candidate so
+  greedily for both seats (:func:`.rollout.playout`), on the same samples for every candidate so
   that they meet the same luck: every candidate plays half the samples, and only the best
   ``keep`` play the other half (0: all play all). A candidate's value is its average points,
   less ``blend``/100 times its quick-score gap to the best (playouts are noisy at this budget;
@@ -21,20 +21,16 @@ How it decides:
   opponent is far away, waits for gin when a knock would likely be undercut, and plays on when
   the simulations say it pays.
 - The opponent's knocking in the playouts (:meth:`HardBot.opp_knock_at`): at its first chance
-  while it has discarded fewer than ``opp_gin_after`` (3) times. After that, by default
-  (``opp_mix`` 2), a world whose guessed opponent hand could already have knocked, and did
-  not, holds a player who plays for gin (the playouts let it end the hand only with gin, as
-  MARJJ does); in the other worlds it still knocks at its first chance (as Normal or the simple
-  bot would). So against a gin-holder the value of playing on counts the gins it would make,
-  and the knock is weighed against that, while against a player who knocks as soon as it can
-  Hard still fears its knock. (``opp_mix`` 0: every world a gin-holder; 1: every other one.)
+  while it has discarded fewer than ``opp_gin_after`` (3) times; after that, by default
+  (``opp_mix`` 0, since issue 17's eighth round), only with gin, as MARJJ does (a gin-holder).
+  ``opp_mix`` 2 (the default before): a world whose guessed opponent hand could already have
+  knocked, and did not, holds a gin-holder, and in the other worlds it still knocks at its
+  first chance (as Normal or the simple bot would); 1: every other world a gin-holder.
   ``clue_turns``: the sampler's "it would have knocked if it could" holds only over the
   opponent's first that many discards.
 - ``match_bonus`` (``house`` only, where just the match counts): points past the target are
   worth nothing, and reaching it is worth that many points more, for either seat; the view's
-  ``scores`` say how far each seat is from the target. ``match_equity`` 1 (0, off; measured
-  no better, issue 17's fifth round): every point valued as the change of the chance to win
-  the match (:mod:`.equity`), and ``knock_bias`` moves each settlement's points instead.
+  ``scores`` say how far each seat is from the target.
 - Playing for gin as MARJJ does (``gin_weight``, tenths of a point per point): the quick score
   adds that weight times the mean deadwood after the best ``gin_draws`` draws from the unseen
   cards (:func:`.sim.best_draws_deadwood`), so of two discards it keeps the hand with more
@@ -45,8 +41,7 @@ How it decides:
   that share of the sampled opponent hands would undercut the knock, and otherwise plays on for
   gin (the simulated knock value is then not used). ``knock_cap`` (percent; 0, off): with
   ``knock_risk`` off, a knock that more than that share of the sampled hands would undercut is
-  not made, and the others are weighed by value. ``knock_sure`` (percent; 0, off; measured no
-  better): a knock at most that share of the sampled hands undercut is made whatever its value.
+  not made, and the others are weighed by value.
 - A discard that cannot lower its deadwood is never taken; one that completes a new meld always
   is; any other is taken when it melds with the hand or lets it knock at once. (Simulating
   those draws was measured no better.)
@@ -54,17 +49,20 @@ How it decides:
   round, with ``knock_bias=0 strength_weight=100`` as it was): draws and discards as the
   MARJJ-style player does, with the knock after the early turns weighed by simulation,
   ``tie_band`` near-ties of its score broken by playouts and ``strength_weight`` (50: half of
-  MARJJ's) / ``strength_decay`` its best-draws weight (:mod:`.marjj_plus`); with ``own_take`` 1
-  it keeps the draw rule above. ``marjj_take`` 1: MARJJ's draw rule with either discard style.
-  ``sample_style`` 1 (0: off): the sampler replays the opponent's draws throwing as a gin player
-  would (:func:`.sim.gin_thrown_card`: keeping pairs and run partials) instead of the
-  least deadwood. ``playout_style`` (0, off): in the playouts the opponent (1) or both seats
-  (2) throw as a gin player would (:func:`.sim.gin_thrown_card`) when not knocking.
-  ``playout_model`` (0, off): with ``discard_style`` 1 the playouts' opponent (1) or both seats
-  (2) draw by MARJJ's rule too (:mod:`.rollout`); with ``tie_band=8 worlds=80 blend=50`` it
-  searched MARJJ's near-ties to 53.9% of 1,000 matches (issue 17's seventh round): not a default.
-  ``style_feed`` and ``close_weight``/``close_need`` (off; measured no better):
-  see :mod:`.marjj_plus`.
+  MARJJ's) / ``strength_decay`` its best-draws weight (:mod:`.marjj_plus`).
+  ``marjj_take`` 1: MARJJ's draw rule with either discard style. ``playout_style`` (0, off): in
+  the playouts the opponent (1) or both seats (2) throw as a gin player would
+  (:func:`.sim.gin_thrown_card`) when not knocking. ``playout_model`` (2, the default since
+  issue 17's eighth round; 0, off): with ``discard_style`` 1 the playouts' opponent (1) or both
+  seats (2) draw by MARJJ's rule and throw as a gin player (:mod:`.rollout`).
+  ``playout_knock`` (bits; 1 by default, 0 off) and ``late_knock``: when each seat knocks in
+  those playouts (:func:`.marjj_plus.knock_windows`). ``draw_search`` (0, off; measured no
+  better): the draw weighed by those playouts (:func:`.marjj_plus.searched_take`). The defaults
+  ``tie_band=8 worlds=80 blend=50 playout_model=2 playout_knock=1 opp_mix=0`` won 56.8% of
+  2,000 fresh matches against the MARJJ-style player (issue 17's eighth round).
+  Options measured no better and removed since: ``match_equity``, ``knock_sure``,
+  ``style_feed``, ``close_weight``/``close_need``, ``own_take`` and ``sample_style`` (the
+  README's issue-17 section keeps what they measured).
 - A won hand is worth the box bonus more than its points (``classic``, ``oklahoma``).
 - The hand's own knock limit and multiplier (the view's ``knock_limit`` and ``multiplier``) and
   the rules' scoring hooks drive every knock, playout and settlement: in ``oklahoma`` it waits
@@ -85,25 +83,22 @@ from server.rules.cards import DECK, VALUES
 from server.rules.melds import discard_deadwoods, min_deadwood
 
 from .base import Bot, own_mask, taken_index, top_of_pile
-from .equity import equity_worth, knock_value
 from .knowledge import Knowledge
-from .marjj_plus import marjj_plus_take, marjj_plus_values
+from .marjj_plus import knock_value, marjj_plus_take, marjj_plus_values, searched_take
+from .rollout import playout
 from .sim import (
     DRAW,
     Memo,
     best_draws_deadwood,
-    gin_thrown_card,
     greedy_take,
     own_turns,
-    playout,
     settle_points,
-    thrown_card,
 )
 
 
 class HardBot(Bot):
     difficulty = "hard"
-    WORLDS = 40
+    WORLDS = 80
     """Worlds sampled for a discard decision (half of them for a draw) at full strength."""
 
     def __init__(
@@ -113,7 +108,7 @@ class HardBot(Bot):
         worlds: int = WORLDS,
         candidates: int = 4,
         feed: int = 10,
-        blend: int = 100,
+        blend: int = 50,
         lookahead: int = 1,
         margin: int = 8,
         knock_bias: int = -3,
@@ -121,7 +116,7 @@ class HardBot(Bot):
         clue_turns: int = 3,
         opp_gin_after: int = 3,
         match_bonus: int = 0,
-        opp_mix: int = 2,
+        opp_mix: int = 0,
         gin_weight: int = 10,
         gin_draws: int = 6,
         early_knock: int = 3,
@@ -129,19 +124,16 @@ class HardBot(Bot):
         gin_decay: int = 100,
         knock_cap: int = 0,
         discard_style: int = 1,
-        tie_band: int = 0,
-        sample_style: int = 0,
-        own_take: int = 0,
+        tie_band: int = 8,
         strength_weight: int = 50,
         strength_decay: int = 90,
         marjj_take: int = 0,
-        match_equity: int = 0,
-        close_weight: int = 0,
-        close_need: int = 30,
-        style_feed: int = 0,
-        knock_sure: int = 0,
         playout_style: int = 0,
-        playout_model: int = 0,
+        playout_model: int = 2,
+        playout_knock: int = 1,
+        late_knock: int = 0,
+        draw_search: int = 0,
+        draw_margin: int = 1,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:
@@ -166,18 +158,15 @@ class HardBot(Bot):
         self.knock_cap = knock_cap / 100
         self.discard_style = discard_style
         self.tie_band = tie_band
-        self.sample_style = sample_style
-        self.own_take = own_take
         self.strength_weight = strength_weight / 100
         self.strength_decay = strength_decay / 100
         self.marjj_take = marjj_take
-        self.match_equity = match_equity
-        self.close_weight = close_weight / 100
-        self.close_need = close_need
-        self.style_feed = style_feed
-        self.knock_sure = knock_sure / 100
         self.playout_style = playout_style
         self.playout_model = playout_model
+        self.playout_knock = playout_knock
+        self.late_knock = late_knock
+        self.draw_search = draw_search
+        self.draw_margin = draw_margin
 
     def __repr__(self) -> str:
         return f"HardBot({self.seed!r}, worlds={self.worlds}, candidates={self.candidates})"
@@ -188,16 +177,14 @@ class HardBot(Bot):
         """``worlds`` guesses at the hidden cards: (opponent's hand, stock top first)."""
         weights = k.weights()
         turns = None if self.clue_turns >= 99 else self.clue_turns
-        thrower = gin_thrown_card if self.sample_style else thrown_card
-        return [
-            k.sample(self.rng, weights, view.knock_limit, knock_turns=turns, thrower=thrower)
-            for _ in range(worlds)
-        ]
+        return [k.sample(self.rng, weights, view.knock_limit, knock_turns=turns) for _ in range(worlds)]
 
     # --- draw ---------------------------------------------------------------------------------
 
     def take_discard(self, view: SeatView) -> bool:
-        if (self.discard_style and not self.own_take) or self.marjj_take:
+        if self.discard_style and self.draw_search:
+            return searched_take(self, view)
+        if self.discard_style or self.marjj_take:
             return marjj_plus_take(view)
         hand = own_mask(view)
         top = top_of_pile(view)
@@ -339,10 +326,6 @@ class HardBot(Bot):
         self, values: dict[tuple[str, int], float], scored: dict[int, float], risk: dict[int, float]
     ) -> Discard | Knock:
         """Hard's discard from its evaluation (:meth:`discard_values`)."""
-        if risk and self.knock_sure and min(risk.values()) <= self.knock_sure:
-            # Few sampled hands would undercut: knock (with the best-valued such knock).
-            kc = max((c for c in risk if risk[c] <= self.knock_sure), key=lambda c: (values[("knock", c)], c))
-            return Knock(DECK[kc])
         if risk and self.knock_risk:
             # Past the early turns: knock only when few sampled hands would undercut it,
             # otherwise play for gin.
@@ -372,12 +355,10 @@ class HardBot(Bot):
         points past the target are worth nothing and reaching it is worth ``match_bonus`` more;
         otherwise points are points."""
         me = view.seat
-        if not (self.match_bonus or self.match_equity) or view.rules.box_bonus or me is None:
+        if not self.match_bonus or view.rules.box_bonus or me is None:
             return float
         target = view.rules.target
         mine, theirs = target - view.scores[me], target - view.scores[1 - me]
-        if self.match_equity:
-            return equity_worth(mine, theirs, target)
         bonus = self.match_bonus
 
         def worth(points: int) -> float:
@@ -440,7 +421,7 @@ def play_on(
     gin_seats: int = 0,
 ) -> int:
     """Points for the view's seat (box bonus included) of playing one sampled world out greedily
-    from the next draw (:func:`.sim.playout`), with the hand's own knock limit and multiplier:
+    from the next draw (:func:`.rollout.playout`), with the hand's own knock limit and multiplier:
     ``mine`` and ``theirs`` are the two hands, ``stock`` is top first (left untouched), ``pile``
     bottom first (consumed)."""
     me = view.seat

@@ -17,28 +17,24 @@ player to an even match by symmetry. On top of that rule:
 - ``tie_band`` (points of MARJJ's score; 0, off): the candidates within that much of MARJJ's
   best (at most ``candidates`` of them) are played out on the same samples, and the best value
   less ``blend``/100 times its score gap to the best is thrown.
-- ``style_feed`` (points; 0, off): adds that many points times the chance that the opponent
-  can meld the card (:func:`feed_chances`, from the sampler's card probabilities) to MARJJ's
-  score. ``close_weight`` (percent; 0, off): the ``strength_weight`` used once either seat is at
-  most ``close_need`` (30) points from the target in ``house`` (:func:`strength_share`). Both
-  were measured no better (issue 17's fifth round).
 - ``playout_model`` (0, off): the playouts' opponent (1) or both seats (2) draw by MARJJ's rule
-  and throw as a gin player (:func:`model_play_on`, :mod:`.rollout`).
+  and throw as a gin player (:func:`model_play_on`, :mod:`.rollout`); ``playout_knock`` and
+  ``late_knock`` set when each seat knocks in them (:func:`knock_windows`).
 
 Every guess is drawn from the bot's own seeded generator; it reads the seat's view only.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from server.rules import SeatView
+from server.rules import Phase, SeatView
 
 from . import handstrength
-from .base import own_mask, taken_index
-from .equity import knock_value
+from .base import own_mask, taken_index, top_of_pile
 from .knowledge import Knowledge
-from .rollout import marjj_playout
+from .rollout import ALWAYS, DISCARD, DRAW, playout
 from .sim import Memo, own_turns, settle_points
 
 if TYPE_CHECKING:
@@ -66,11 +62,9 @@ def marjj_plus_values(
         own_turns(view),
         k,
         memo,
-        weight_share=strength_share(bot, view),
+        weight_share=bot.strength_weight,
         decay=bot.strength_decay,
     )
-    if bot.style_feed:
-        scored = {c: v + bot.style_feed * chance for c, v, chance in feed_chances(k, scored)}
     best = min(scored.values())
     tied = sorted(c for c, s in scored.items() if s == best)
     choice = tied[bot.rng.randrange(len(tied))] if len(tied) > 1 else tied[0]
@@ -91,6 +85,7 @@ def marjj_plus_values(
     gin = bot.gin_seats(me)
     values: dict[tuple[str, int], float] = {}
     model = {0: 0, 1: 1 << (1 - me)}.get(bot.playout_model, 3)
+    windows = knock_windows(bot, view, len(k.opp_discards))
     for c in simulate:
         rest = hand & ~(1 << c)
         total = 0.0
@@ -98,7 +93,9 @@ def marjj_plus_values(
             if len(stock) <= 2:  # a plain discard now ends the hand: dead, 0
                 continue
             if model:
-                net = model_play_on(view, rest, opp_hand, stock, [*k.pile, c], memo, opp_knock[j], model)
+                net = model_play_on(
+                    view, rest, opp_hand, stock, [*k.pile, c], memo, opp_knock[j], model, windows
+                )
             else:
                 net = play_on(view, rest, opp_hand, stock, [*k.pile, c], 1 - me, memo, opp_knock[j], gin)
             total += worth(net)
@@ -123,9 +120,14 @@ def model_play_on(
     memo: Memo,
     opp_knock: int,
     model: int,
+    windows: tuple[int, int, int, int] = (ALWAYS[0], 0, ALWAYS[0], 0),
+    mine_first: int = 0,
 ) -> int:
     """Like :func:`.hard.play_on` (the opponent to draw next), with the seats in ``model``
-    (bits) playing MARJJ's draw and a gin player's discard (:func:`.rollout.marjj_playout`)."""
+    (bits) playing MARJJ's draw and a gin player's discard (:func:`.rollout.playout`);
+    ``windows``: (own turns to knock at the limit, own knock after them, the same two for the
+    opponent; :func:`knock_windows`). ``mine_first``: the view's seat plays first instead, 1:
+    to discard having taken the top of ``pile`` (still on it), 2: to draw from the stock."""
     from .hard import with_box
 
     me = view.seat
@@ -133,34 +135,56 @@ def model_play_on(
     limit = view.knock_limit
     hands = [mine, theirs] if me == 0 else [theirs, mine]
     knock_at = (limit, opp_knock) if me == 0 else (opp_knock, limit)
-    net = marjj_playout(
-        hands, stock[::-1], pile, 1 - me, view.rules, limit, view.multiplier, knock_at, model, memo
+    own_turns_left, own_late, opp_turns_left, opp_late = windows
+    turns = (own_turns_left, opp_turns_left) if me == 0 else (opp_turns_left, own_turns_left)
+    late = (own_late, opp_late) if me == 0 else (opp_late, own_late)
+    to_act, phase, taken = 1 - me, DRAW, -1
+    if mine_first == 1:
+        to_act, phase, taken = me, DISCARD, pile.pop()
+        hands[me] |= 1 << taken
+    elif mine_first == 2:
+        to_act = me
+    net = playout(
+        hands,
+        stock[::-1],
+        pile,
+        to_act,
+        phase,
+        taken,
+        view.rules,
+        limit,
+        view.multiplier,
+        knock_at,
+        stock_only=mine_first == 2,
+        memo=memo,
+        gin_seats=model,
+        marjj=model,
+        knock_turns=turns,
+        late_at=late,
     )
     return with_box(net if me == 0 else -net, view.rules.box_bonus)
 
 
-def feed_chances(k: Knowledge, scored: dict[int, float]) -> list[tuple[int, float, float]]:
-    """(card, score, chance that the opponent holds two cards making a meld with it) for each
-    scored card, from the sampler's card probabilities (:func:`.hard.feed_chance`; a card the
-    opponent is known to hold counts as held)."""
-    from .hard import feed_chance
+def knock_windows(bot: HardBot, view: SeatView, opp_discards: int) -> tuple[int, int, int, int]:
+    """How long each seat knocks at its knock deadwood in the playouts of ``playout_knock``, and
+    at what after that: (own turns, own late knock, opponent's turns, opponent's late knock).
+    Bit 1: the opponent knocks only in what is left of its first ``opp_gin_after`` turns of the
+    hand, then only with gin (MARJJ); bit 2: Hard's own seat only in what is left of its
+    ``early_knock`` turns, then at ``late_knock`` deadwood or less (0: gin only)."""
+    own, own_late, opp, opp_late = ALWAYS[0], 0, ALWAYS[0], 0
+    if bot.playout_knock & 1 and opp_discards < bot.opp_gin_after:
+        opp = bot.opp_gin_after - opp_discards
+    if bot.playout_knock & 2:
+        own, own_late = max(0, bot.early_knock - own_turns(view)), bot.late_knock
+    return own, own_late, opp, opp_late
 
-    p_opp = k.opp_holding()
-    return [(c, v, feed_chance(c, p_opp)) for c, v in scored.items()]
 
+def knock_value(bot: HardBot, points: list[int], box_bonus: int, worth: Callable[[int], float]) -> float:
+    """A knock's value from its settlements against the sampled hands (``points``, for the
+    knocker): their mean worth plus ``knock_bias``."""
+    from .hard import with_box
 
-def strength_share(bot: HardBot, view: SeatView) -> float:
-    """The share of MARJJ's best-draws weight: ``strength_weight``, or ``close_weight`` when
-    set, the match's target has no box bonus (``house``) and either seat is at most
-    ``close_need`` points from the target (a won hand of any kind may end the match: ending
-    the hand soon, with a knock, is worth more than the gin's points)."""
-    me = view.seat
-    if not bot.close_weight or view.rules.box_bonus or me is None:
-        return bot.strength_weight
-    target = view.rules.target
-    if min(target - view.scores[me], target - view.scores[1 - me]) <= bot.close_need:
-        return bot.close_weight
-    return bot.strength_weight
+    return sum(worth(with_box(p, box_bonus)) for p in points) / len(points) + bot.knock_bias
 
 
 def marjj_plus_take(view: SeatView) -> bool:
@@ -168,4 +192,47 @@ def marjj_plus_take(view: SeatView) -> bool:
     return handstrength.takes(view)
 
 
-__all__ = ["feed_chances", "marjj_plus_take", "marjj_plus_values", "model_play_on", "strength_share"]
+def searched_take(bot: HardBot, view: SeatView) -> bool:
+    """``draw_search``: MARJJ's draw, unless the playouts of ``playout_model`` (both seats as
+    MARJJ; the same worlds for both choices) find the other choice better by more than
+    ``draw_margin`` points. Only a draw from the stock or the pile (not the first upcard), and
+    only when the card could meld with the hand or MARJJ's rule takes it."""
+    from .hard import near_mask
+
+    rule = handstrength.takes(view)
+    top = top_of_pile(view)
+    hand = own_mask(view)
+    if view.phase is not Phase.DRAW or not (rule or near_mask(hand) >> top & 1):
+        return rule
+    k = Knowledge.from_view(view)
+    memo = Memo()
+    worlds = bot.sample_worlds(view, k, bot.worlds)
+    me = view.seat
+    assert me is not None
+    opp_knock = bot.opp_knock_at(len(k.opp_discards), worlds, view.knock_limit, memo)
+    worth = bot.worth(view)
+    model = {0: 3, 1: 1 << (1 - me)}.get(bot.playout_model, 3)
+    windows = knock_windows(bot, view, len(k.opp_discards))
+    gain = 0.0  # of taking over drawing from the stock
+    for j, (opp_hand, stock) in enumerate(worlds):
+        if len(stock) <= 2:
+            continue
+        for first, sign in ((1, 1.0), (2, -1.0)):
+            net = model_play_on(
+                view, hand, opp_hand, stock, list(k.pile), memo, opp_knock[j], model, windows, first
+            )
+            gain += sign * worth(net)
+    gain /= len(worlds)
+    if rule:
+        return gain > -bot.draw_margin
+    return gain > bot.draw_margin
+
+
+__all__ = [
+    "knock_value",
+    "knock_windows",
+    "marjj_plus_take",
+    "marjj_plus_values",
+    "model_play_on",
+    "searched_take",
+]

@@ -1,18 +1,21 @@
-"""Playouts against a MARJJ-like opponent, for Hard's ``playout_model=1`` (issue 17).
+"""The playouts of Hard's simulations: the rest of a hand played out on card masks.
 
-:func:`.sim.playout` plays both seats with one greedy policy (take a card that melds or lets
-it knock, throw to the least deadwood, knock at its threshold). Here the seats in ``marjj``
-(bit ``s`` for seat ``s``) play as the MARJJ-style player does instead:
+A playout starts from a *guessed* full state (the simulating bot samples the hidden cards itself;
+see :mod:`.knowledge`) and plays both seats with quick policies (:mod:`.sim`) until a knock, a
+gin or a dead hand, scoring exactly as the rules do (:func:`.sim.settle_points`). Each seat's
+policy is set by bits (bit ``s`` for seat ``s``):
 
-- Draw: the top of the pile only when, after the best discard, it lowers the deadwood and sits
-  in a meld of the ten cards kept (:func:`marjj_take`, MARJJ's rule; :func:`.handstrength.takes`
-  on masks), never to knock at once.
-- Discard: as a gin player (:func:`.sim.gin_thrown_card`: of the loose cards near the highest,
-  the one with the fewest partners in the hand), when it does not knock.
+- Draw: the greedy rule (:func:`.sim.greedy_take`: the top of the pile when it melds or lets the
+  seat knock at once), or for the seats in ``marjj`` the MARJJ-style player's rule
+  (:func:`marjj_take`: only into a meld, never to knock at once; issue 17's ``playout_model``).
+- Discard: to the least deadwood (:func:`.sim.greedy_discard`), or for the seats in
+  ``gin_seats``, when not knocking, as a gin player (:func:`.sim.gin_thrown_card`).
+- Knock: at or below ``knock_at[s]`` (gin always); with ``knock_turns``, only within that
+  seat's next ``knock_turns[s]`` turns of the playout, and after them at or below ``late_at[s]``
+  (0: only with gin, as MARJJ, who knocks in its first few turns of a hand and then holds out for
+  gin).
 
-Knocks are as in :func:`.sim.playout` (``knock_at[s]``: 0, gin only, for a MARJJ-like seat past
-its early turns). The other seat plays the greedy policy. Scoring is the rules' own
-(:func:`.sim.settle_points`). Everything it is given is a guess made from one seat's view.
+Everything it is given is a guess made from one seat's view.
 """
 
 from __future__ import annotations
@@ -21,7 +24,12 @@ from server.rules import Rules
 from server.rules.cards import VALUES
 from server.rules.hand import TURN_LIMIT
 
-from .sim import Memo, gin_thrown_card, greedy_discard, greedy_take, settle_points
+from .sim import DISCARD, DRAW, UPCARD, Memo, gin_thrown_card, greedy_discard, greedy_take, settle_points
+
+__all__ = ["DISCARD", "DRAW", "UPCARD", "marjj_playout", "marjj_take", "play_hand", "playout"]
+
+ALWAYS = (TURN_LIMIT, TURN_LIMIT)
+"""``knock_turns`` that never run out (a hand is dead by then)."""
 
 
 def marjj_take(hand: int, top: int, memo: Memo) -> bool:
@@ -37,6 +45,62 @@ def marjj_take(hand: int, top: int, memo: Memo) -> bool:
     return left < memo.deadwood(ten & ~(1 << top)) + VALUES[top]
 
 
+def playout(
+    hands: list[int],
+    stock: list[int],
+    pile: list[int],
+    to_act: int,
+    phase: int,
+    taken: int,
+    rules: Rules,
+    limit: int,
+    multiplier: int,
+    knock_at: tuple[int, int],
+    passes: int = 0,
+    starter: int = 0,
+    stock_only: bool = False,
+    memo: Memo | None = None,
+    turns: int = 0,
+    gin_seats: int = 0,
+    marjj: int = 0,
+    knock_turns: tuple[int, int] = ALWAYS,
+    late_at: tuple[int, int] = (0, 0),
+) -> int:
+    """Play to the end; returns seat 0's points minus seat 1's for the hand.
+
+    ``rules``, ``limit`` and ``multiplier`` are the hand's rules object, knock limit and score
+    multiplier. ``stock`` is top-last, ``pile`` top-last; both lists are consumed. ``knock_at[s]``
+    is the deadwood at or below which seat ``s`` knocks (gin always; never above ``limit``).
+    ``stock_only``: the first draw must come from the stock (after two passes, or to value
+    drawing from it). ``turns``: the plain discards already made in this hand (at
+    :data:`~server.rules.hand.TURN_LIMIT` the hand is dead, as in the engine). Mutates ``hands``;
+    :func:`play_hand` tells how the hand ended. ``gin_seats``, ``marjj``, ``knock_turns`` and
+    ``late_at``: the seats' policies (see the module's docstring).
+    """
+    knocker, net = play_hand(
+        hands,
+        stock,
+        pile,
+        to_act,
+        phase,
+        taken,
+        rules,
+        limit,
+        multiplier,
+        knock_at,
+        passes,
+        starter,
+        stock_only,
+        memo,
+        turns,
+        gin_seats,
+        marjj,
+        knock_turns,
+        late_at,
+    )
+    return net if knocker == 0 else -net
+
+
 def marjj_playout(
     hands: list[int],
     stock: list[int],
@@ -48,36 +112,107 @@ def marjj_playout(
     knock_at: tuple[int, int],
     marjj: int,
     memo: Memo,
+    knock_turns: tuple[int, int] = ALWAYS,
+    late_at: tuple[int, int] = (0, 0),
 ) -> int:
-    """Play from ``to_act``'s draw to the end; seat 0's points less seat 1's for the hand (0: a
-    dead hand). ``stock`` and ``pile`` are top-last and consumed; ``hands`` is mutated.
-    ``marjj`` (bits): the seats playing MARJJ's draw and gin player's discard."""
-    turns = 0
+    """:func:`playout` from ``to_act``'s draw, the seats in ``marjj`` drawing by MARJJ's rule
+    and throwing as a gin player (Hard's ``playout_model``)."""
+    return playout(
+        hands,
+        stock,
+        pile,
+        to_act,
+        DRAW,
+        -1,
+        rules,
+        limit,
+        multiplier,
+        knock_at,
+        memo=memo,
+        gin_seats=marjj,
+        marjj=marjj,
+        knock_turns=knock_turns,
+        late_at=late_at,
+    )
+
+
+def _takes(hand: int, top: int, limit: int, memo: Memo, like: int) -> bool:
+    return marjj_take(hand, top, memo) if like else greedy_take(hand, top, limit, memo)
+
+
+def play_hand(
+    hands: list[int],
+    stock: list[int],
+    pile: list[int],
+    to_act: int,
+    phase: int,
+    taken: int,
+    rules: Rules,
+    limit: int,
+    multiplier: int,
+    knock_at: tuple[int, int],
+    passes: int = 0,
+    starter: int = 0,
+    stock_only: bool = False,
+    memo: Memo | None = None,
+    turns: int = 0,
+    gin_seats: int = 0,
+    marjj: int = 0,
+    knock_turns: tuple[int, int] = ALWAYS,
+    late_at: tuple[int, int] = (0, 0),
+) -> tuple[int, int]:
+    """:func:`playout`, telling who knocked: (knocker, its points; negative when undercut), or
+    (-1, 0) for a dead hand (the stock down to two cards, or the hand's turn limit). ``hands`` is
+    left as the hand ended (the knocker's ten cards)."""
+    if memo is None:
+        memo = Memo()
+    best: tuple[tuple[int, int], ...] = ()  # the greedy discards after a draw from the stock
+    left = [knock_turns[0], knock_turns[1]]  # each seat's turns left to knock at knock_at
     while True:
         s = to_act
-        hand = hands[s]
-        like = marjj >> s & 1
-        taken = -1
-        if pile and (marjj_take(hand, pile[-1], memo) if like else greedy_take(hand, pile[-1], limit, memo)):
-            taken = pile.pop()
-            hand |= 1 << taken
-            card, dw = greedy_discard(hand, taken, memo)
+        if phase == UPCARD:
+            if _takes(hands[s], pile[-1], limit, memo, marjj >> s & 1):
+                taken = pile.pop()
+                hands[s] |= 1 << taken
+                phase = DISCARD
+                continue
+            passes += 1
+            if passes == 1:
+                to_act = 1 - s
+            else:
+                to_act = starter
+                phase = DRAW
+                stock_only = True
+            continue
+        if phase == DRAW:
+            if not stock_only and pile and _takes(hands[s], pile[-1], limit, memo, marjj >> s & 1):
+                taken = pile.pop()
+                hands[s] |= 1 << taken
+            else:
+                drawn = stock.pop()
+                best = memo.discards_after_draw(hands[s], drawn)
+                hands[s] |= 1 << drawn
+                taken = -1
+            stock_only = False
+            phase = DISCARD
+            continue
+        # DISCARD
+        if taken < 0 and best:
+            card, dw = best[0]
+            best = ()
         else:
-            drawn = stock.pop()
-            card, dw = memo.discards_after_draw(hand, drawn)[0]
-            hand |= 1 << drawn
-        if dw <= knock_at[s] or dw == 0:
-            hands[s] = hand & ~(1 << card)
-            net = settle_points(hands[s], hands[1 - s], rules, limit, multiplier)
-            return net if s == 0 else -net
-        if like:
-            card = gin_thrown_card(hand, 1 << taken if taken >= 0 else 0)
-        hands[s] = hand & ~(1 << card)
+            card, dw = greedy_discard(hands[s], taken, memo)
+        if dw <= (knock_at[s] if left[s] > 0 else late_at[s]) or dw == 0:
+            hands[s] &= ~(1 << card)
+            return s, settle_points(hands[s], hands[1 - s], rules, limit, multiplier)
+        if gin_seats >> s & 1:
+            card = gin_thrown_card(hands[s], 1 << taken if taken >= 0 else 0)
+        hands[s] &= ~(1 << card)
         pile.append(card)
+        left[s] -= 1
         turns += 1
         if len(stock) <= 2 or turns >= TURN_LIMIT:
-            return 0
+            return -1, 0
         to_act = 1 - s
-
-
-__all__ = ["marjj_playout", "marjj_take"]
+        phase = DRAW
+        taken = -1

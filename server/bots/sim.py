@@ -1,10 +1,11 @@
-"""Fast playouts of the rest of a hand on card masks, for the Hard difficulty's simulations.
+"""Card masks for the Hard difficulty's simulations: deadwood, settlement and the playout policies.
 
-A playout starts from a *guessed* full state (the simulating bot samples the hidden cards
-itself; see :mod:`.knowledge`) and plays both seats with a quick greedy policy until a knock, a
-gin or a dead hand, scoring exactly as the rules do (knocker's best arrangement, the defender's
-optimal layoffs, undercut on a tie). It works on 52-bit masks and plain lists rather than
-:class:`~server.rules.HandState` because a decision runs hundreds of playouts.
+The playouts (:mod:`.rollout`) play the rest of a *guessed* hand (the simulating bot samples the
+hidden cards itself; see :mod:`.knowledge`) with the quick policies here (:func:`greedy_take`,
+:func:`greedy_discard`, :func:`gin_thrown_card`), scoring exactly as the rules do
+(:func:`settle_points`: knocker's best arrangement, the defender's optimal layoffs, undercut on
+a tie). It works on 52-bit masks and plain lists rather than :class:`~server.rules.HandState`
+because a decision runs hundreds of playouts.
 
 Every rule that differs between variants comes from the rules object's hooks, as in the engine:
 the hand's knock limit and multiplier (a seat view's ``knock_limit`` and ``multiplier``) and the
@@ -21,7 +22,6 @@ from itertools import product
 
 from server.rules import Rules, SeatView
 from server.rules.cards import VALUES
-from server.rules.hand import TURN_LIMIT
 from server.rules.melds import loose_cards, mask_value, min_deadwood, packings
 from server.rules.settle import knocker_net
 
@@ -288,130 +288,6 @@ def greedy_discard(hand: int, taken: int, memo: Memo | None = None) -> tuple[int
     return best[0]
 
 
-def playout(
-    hands: list[int],
-    stock: list[int],
-    pile: list[int],
-    to_act: int,
-    phase: int,
-    taken: int,
-    rules: Rules,
-    limit: int,
-    multiplier: int,
-    knock_at: tuple[int, int],
-    passes: int = 0,
-    starter: int = 0,
-    stock_only: bool = False,
-    memo: Memo | None = None,
-    turns: int = 0,
-    gin_seats: int = 0,
-) -> int:
-    """Play greedily to the end; returns seat 0's points minus seat 1's for the hand.
-
-    ``rules``, ``limit`` and ``multiplier`` are the hand's rules object, knock limit and score
-    multiplier. ``stock`` is top-last, ``pile`` top-last; both lists are consumed. ``knock_at[s]``
-    is the deadwood at or below which seat ``s`` knocks (gin always; never above ``limit``).
-    ``stock_only``: the first draw must come from the stock (after two passes, or to value
-    drawing from it). ``turns``: the plain discards already made in this hand (at
-    :data:`~server.rules.hand.TURN_LIMIT` the hand is dead, as in the engine). Mutates ``hands``;
-    :func:`play_hand` tells how the hand ended. ``gin_seats`` (bit ``s`` for seat ``s``): the
-    seats that, when they do not knock, throw as a gin player would (:func:`gin_thrown_card`)
-    instead of to the least deadwood.
-    """
-    knocker, net = play_hand(
-        hands,
-        stock,
-        pile,
-        to_act,
-        phase,
-        taken,
-        rules,
-        limit,
-        multiplier,
-        knock_at,
-        passes,
-        starter,
-        stock_only,
-        memo,
-        turns,
-        gin_seats,
-    )
-    return net if knocker == 0 else -net
-
-
-def play_hand(
-    hands: list[int],
-    stock: list[int],
-    pile: list[int],
-    to_act: int,
-    phase: int,
-    taken: int,
-    rules: Rules,
-    limit: int,
-    multiplier: int,
-    knock_at: tuple[int, int],
-    passes: int = 0,
-    starter: int = 0,
-    stock_only: bool = False,
-    memo: Memo | None = None,
-    turns: int = 0,
-    gin_seats: int = 0,
-) -> tuple[int, int]:
-    """:func:`playout`, telling who knocked: (knocker, its points; negative when undercut), or
-    (-1, 0) for a dead hand (the stock down to two cards, or the hand's turn limit). ``hands`` is
-    left as the hand ended (the knocker's ten cards)."""
-    if memo is None:
-        memo = Memo()
-    best: tuple[tuple[int, int], ...] = ()  # the greedy discards after a draw from the stock
-    while True:
-        s = to_act
-        if phase == UPCARD:
-            if greedy_take(hands[s], pile[-1], limit, memo):
-                taken = pile.pop()
-                hands[s] |= 1 << taken
-                phase = DISCARD
-                continue
-            passes += 1
-            if passes == 1:
-                to_act = 1 - s
-            else:
-                to_act = starter
-                phase = DRAW
-                stock_only = True
-            continue
-        if phase == DRAW:
-            if not stock_only and pile and greedy_take(hands[s], pile[-1], limit, memo):
-                taken = pile.pop()
-                hands[s] |= 1 << taken
-            else:
-                drawn = stock.pop()
-                best = memo.discards_after_draw(hands[s], drawn)
-                hands[s] |= 1 << drawn
-                taken = -1
-            stock_only = False
-            phase = DISCARD
-            continue
-        # DISCARD
-        if taken < 0 and best:
-            card, dw = best[0]
-            best = ()
-        else:
-            card, dw = greedy_discard(hands[s], taken, memo)
-        if dw <= knock_at[s] or dw == 0:
-            hands[s] &= ~(1 << card)
-            return s, settle_points(hands[s], hands[1 - s], rules, limit, multiplier)
-        if gin_seats >> s & 1:
-            card = gin_thrown_card(hands[s], 1 << taken if taken >= 0 else 0)
-        hands[s] &= ~(1 << card)
-        pile.append(card)
-        turns += 1
-        if len(stock) <= 2 or turns >= TURN_LIMIT:
-            return -1, 0
-        to_act = 1 - s
-        phase = DRAW
-        taken = -1
-
-
 def best_draws_deadwood(ten: int, unseen: int, memo: Memo, k: int) -> float:
     """The mean deadwood of ``ten`` after each of its best ``k`` draws from ``unseen`` (each
     followed by the best discard): how close the hand is to gin, counting only the draws that
@@ -493,8 +369,6 @@ __all__ = [
     "greedy_take",
     "live_connections",
     "own_turns",
-    "play_hand",
-    "playout",
     "settle_points",
     "thrown_card",
 ]

@@ -17,10 +17,11 @@ pool. A worker whose server died (even by ``kill -9``) notices within a second a
 **Overload.** Workers are a fixed number of cores; more Hard matches than they keep up with
 would make every player wait longer and longer for the computer. Instead, a decision that finds
 more than ``queue_limit`` decisions per worker ahead of it is made lighter: Hard samples fewer
-worlds, in proportion, down to ``MIN_WORLDS`` (16 of 40: about 40% of the work, since part of
-a decision's cost does not depend on the worlds). The computer then plays somewhat weaker while
-the server is overloaded rather than slower (against OpenSpiel's simple bot, 400 matches on the
-same deals: 66% won at 16 worlds, 57% at 8; 73% at 40 on other deals). A lighter decision is
+worlds, in proportion, down to ``MIN_WORLDS`` (16 of 80 since issue 17's eighth round; 16 of
+40 was about 40% of the work, since part of a decision's cost does not depend on the worlds).
+The computer then plays somewhat weaker while the server is overloaded rather than slower
+(measured with the Hard of 40 worlds, against OpenSpiel's simple bot, 400 matches on the same
+deals: 66% won at 16 worlds, 57% at 8; 73% at 40 on other deals). A lighter decision is
 still deterministic: the same level, seed, view and budget give the same action.
 """
 
@@ -97,8 +98,8 @@ def thinker_from(
 FULL_WORLDS = HardBot.WORLDS
 MIN_WORLDS = 16
 QUEUE_LIMIT = 4
-"""Decisions per worker that may wait before the next one is made lighter: at 15-25 ms of
-CPU for a Hard discard, a wait of about 100 ms at most before lightening starts."""
+"""Decisions per worker that may wait before the next one is made lighter: at 15-40 ms of
+CPU for a Hard discard (compiled), a wait of about 100-160 ms at most before lightening starts."""
 
 
 class ThinkingPool:
@@ -128,7 +129,7 @@ class ThinkingPool:
 
         >>> pool = ThinkingPool(2, queue_limit=4)
         >>> [pool.worlds(n) for n in (0, 7, 8, 15, 100)]
-        [40, 40, 35, 20, 16]
+        [80, 80, 71, 40, 16]
         """
         room = self.workers * self.queue_limit
         if ahead < room:

@@ -1,7 +1,7 @@
-"""One rule, one place: the Hard difficulty's fast simulation (:mod:`server.bots.sim`) and the
+"""One rule, one place: the Hard difficulty's fast simulation (:mod:`server.bots.rollout`) and the
 rules engine play the same seeded hands, every preset, and must agree on every result.
 
-Each deal is played twice: by :func:`~server.bots.sim.play_hand` on masks, and on a real
+Each deal is played twice: by :func:`~server.bots.rollout.play_hand` on masks, and on a real
 :class:`~server.rules.HandState` driven by the same greedy policy (the sim's own helpers choose
 the engine's actions, and the engine checks each is legal). Each seat knocks at a random
 deadwood within the hand's own limit, so knocks, gins, undercuts and dead hands all occur.
@@ -17,15 +17,8 @@ from collections import Counter
 
 import pytest
 
-from server.bots.sim import (
-    UPCARD,
-    Memo,
-    deadwood,
-    greedy_discard,
-    greedy_take,
-    play_hand,
-    settle_points,
-)
+from server.bots.rollout import UPCARD, play_hand
+from server.bots.sim import Memo, deadwood, greedy_discard, greedy_take, settle_points
 from server.rules import RULES, Discard, Draw, Knock, Pass, Phase, ResultKind, Source, TakeUpcard, deal
 from server.rules.cards import DECK
 from server.rules.hand import TURN_LIMIT

@@ -162,7 +162,7 @@ def test_opp_mix_2_plays_a_gin_holder_only_in_the_worlds_where_the_opponent_coul
     # ten loose cards: it cannot knock yet
     junk = to_mask(["Ac", "3d", "5h", "7s", "9c", "Jd", "Kh", "2s", "4c", "6d"])
     worlds = [(close, []), (junk, []), (close, [])]
-    bot = HardBot(0)  # the defaults: opp_gin_after=3, opp_mix=2
+    bot = HardBot(0, opp_mix=2)  # opp_gin_after=3 (the default)
     assert bot.opp_knock_at(3, worlds, 10, Memo()) == [0, 10, 0]
     # in its first turns it knocks at its first chance in every world
     assert bot.opp_knock_at(2, worlds, 10, Memo()) == [10, 10, 10]

@@ -76,7 +76,7 @@ def test_it_plays_on_when_the_opponents_pickups_say_the_knock_is_undercut() -> N
 
 def test_tie_band_plays_out_the_near_ties_of_marjjs_score() -> None:
     view = scenarios.undercut_risk().view(1)
-    narrow, scored, _ = marjj_plus_values(plus(0), view)
+    narrow, scored, _ = marjj_plus_values(plus(0, tie_band=0), view)
     wide, _, _ = marjj_plus_values(plus(0, tie_band=100, candidates=3), view)
     discards = [c for kind, c in wide if kind == "discard"]
     assert len([c for kind, c in narrow if kind == "discard"]) == 1
@@ -108,26 +108,12 @@ def test_the_gin_thrower_keeps_pairs_and_partials_where_least_deadwood_throws_th
     assert gin_thrown_card(full, 0) == thrown_card(full, 0)
 
 
-def test_sample_style_1_samples_consistent_worlds() -> None:
-    from server.bots.knowledge import Knowledge
+def test_a_knock_is_valued_at_its_mean_settlement_plus_the_knock_bias() -> None:
+    from server.bots.hard import HardBot
+    from server.bots.marjj_plus import knock_value
 
-    view = scenarios.undercut_risk().view(1)
-    bot = plus(0, sample_style=1)
-    k = Knowledge.from_view(view)
-    worlds = bot.sample_worlds(view, k, 8)
-    for opp_hand, stock in worlds:
-        assert opp_hand.bit_count() == view.hand_counts[0]
-        assert opp_hand & k.opp_known == k.opp_known
-        assert not opp_hand & k.own and not (opp_hand & sum(1 << c for c in stock))
-        assert len(stock) == view.stock_count
-    assert all(isinstance(plus(s, sample_style=1).choose(view), Discard) for s in SEEDS)
-
-
-def test_own_take_keeps_hards_draw_rule_with_marjjs_discards() -> None:
-    # Ad melds with nothing but lets it knock at once (throwing Kd): Hard's own rule takes it.
-    state = scripted(("2c 3c 4c 5h 6h 7h 8s 9s Ts Kd", "Ac 3d 6d Qd 2s 3s Kc Qc 6c Jh"), "Ad", [], [])
-    view = state.view(state.to_act)
-    assert [plus(s, own_take=1).choose(view) for s in SEEDS] == [TakeUpcard()] * 3
+    assert knock_value(HardBot(0), [30, 41], 0, float) == 35.5 - 3
+    assert knock_value(HardBot(0, knock_bias=0), [10, -20], 25, float) == (35 - 45) / 2
 
 
 def test_strength_weight_and_decay_scale_marjjs_weight_on_the_best_draws() -> None:

@@ -71,7 +71,7 @@ def values(view: SeatView, **options: int):  # type: ignore[no-untyped-def]
 
 def test_playout_model_changes_the_simulated_values_and_only_when_set() -> None:
     view = scenarios.undercut_risk().view(1)
-    plain = values(view)
+    plain = values(view, playout_model=0)
     again = values(view, playout_model=0)
     model = values(view, playout_model=1)
     both = values(view, playout_model=2)
@@ -82,3 +82,53 @@ def test_playout_model_changes_the_simulated_values_and_only_when_set() -> None:
     assert any(plain[0][key] != model[0][key] for key in discards)
     assert any(model[0][key] != both[0][key] for key in discards)
     assert model == values(view, playout_model=1)
+
+
+def test_knock_turns_end_a_seats_knocking_short_of_gin_and_late_at_takes_over() -> None:
+    from server.bots.rollout import DISCARD, play_hand
+
+    rules = RULES["house"]
+    # Seat 0 holds 11 cards and throws Ks to keep 2 of deadwood (2s); the stock has two cards
+    # left, so a plain discard ends the hand dead.
+    low = mask("Ac 2c 3c 4d 5d 6d 7h 8h 9h Ks 2s")
+
+    def knocker(knock_turns: tuple[int, int], late_at: tuple[int, int] = (0, 0)) -> int:
+        stock = [idx("Tc"), idx("Td")]
+        hands = [low, OTHER]
+        who, _ = play_hand(
+            hands, stock, [], 0, DISCARD, -1, rules, 10, 1, (10, 10), knock_turns=knock_turns, late_at=late_at
+        )
+        return who
+
+    assert knocker((1, 0)) == 0  # within its turns: it knocks at 10
+    assert knocker((0, 5)) == -1  # its turns are over: gin only, so it plays on (a dead hand)
+    assert knocker((0, 5), (2, 0)) == 0  # after them it knocks at 2 or less
+    assert knocker((0, 5), (1, 0)) == -1
+
+
+def test_knock_windows_follow_the_early_turns_of_each_seat() -> None:
+    from server.bots.marjj_plus import knock_windows
+    from server.bots.rollout import ALWAYS
+    from server.bots.sim import own_turns
+
+    view = scenarios.undercut_risk().view(1)
+    turns = own_turns(view)
+    assert knock_windows(HardBot(0, playout_knock=0), view, 1) == (ALWAYS[0], 0, ALWAYS[0], 0)
+    # Bit 1: the opponent's knocking at the limit lasts what is left of its first 3 turns.
+    assert knock_windows(HardBot(0, playout_knock=1), view, 1) == (ALWAYS[0], 0, 2, 0)
+    assert knock_windows(HardBot(0, playout_knock=1), view, 3) == (ALWAYS[0], 0, ALWAYS[0], 0)
+    # Bit 2: Hard's own seat, for what is left of its early_knock turns, then at late_knock.
+    bot = HardBot(0, playout_knock=2, early_knock=turns + 2, late_knock=4)
+    assert knock_windows(bot, view, 1) == (2, 4, ALWAYS[0], 0)
+
+
+def test_draw_search_keeps_a_card_that_completes_a_meld_and_is_deterministic() -> None:
+    from server.bots import make_bot
+    from server.rules import Draw, Source
+
+    view = scenarios.discard_completes_a_meld().view(1)  # 4c makes the set 4s 4d 4c
+    for s in range(3):
+        bot = make_bot("hard", s, worlds=16, draw_search=1, playout_model=2)
+        assert bot.choose(view) == Draw(Source.DISCARD)
+    picks = [make_bot("hard", 7, worlds=16, draw_search=1, draw_margin=m).choose(view) for m in (1, 1)]
+    assert picks[0] == picks[1]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import random
 
 from server.bots.knowledge import Knowledge, meld_partners
-from server.bots.sim import UPCARD, Memo, deadwood, playout, settle_points, thrown_card
+from server.bots.rollout import UPCARD, playout
+from server.bots.sim import Memo, deadwood, settle_points, thrown_card
 from server.rules import RULES, Card, deal
 from server.rules.cards import DECK, parse_cards, to_mask
 from server.rules.melds import discard_deadwoods, min_deadwood
@@ -149,7 +150,7 @@ def test_the_sampled_opponent_throws_the_card_leaving_least_deadwood_keeping_kno
 
 
 def test_a_gin_seat_in_a_playout_keeps_its_pair_and_still_knocks_when_it_can() -> None:
-    from server.bots.sim import DISCARD, play_hand
+    from server.bots.rollout import DISCARD, play_hand
 
     rules = RULES["house"]
     # Seat 0 holds 11 cards: Ac2c3c 4d5d6d melded, 7h8h a partial, Kh Ks a pair, Qd lone.

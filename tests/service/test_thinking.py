@@ -77,7 +77,7 @@ async def test_decisions_behind_a_long_queue_sample_fewer_worlds_and_stay_determ
         chosen = await asyncio.gather(*(pool.choose("hard", "m:bot", v) for v in views))
         # The first two found room in the queue; the n-th found n decisions ahead of it.
         budgets = [pool.worlds(n) for n in range(len(views))]
-        assert budgets[:2] == [40, 40] and budgets[2:] == [26, 20, 16, 16, 16, 16]
+        assert budgets[:2] == [80, 80] and budgets[2:] == [53, 40, 32, 26, 22, 20]
         assert lighter == 6 and pool.pending == 0
         assert chosen == [
             make_bot("hard", "m:bot", worlds=w).choose(v) for w, v in zip(budgets, views, strict=True)
