@@ -59,7 +59,7 @@ How it decides:
   those playouts (:func:`.marjj_plus.knock_windows`). ``draw_search`` (0, off; measured no
   better): the draw weighed by those playouts (:func:`.marjj_plus.searched_take`). The defaults
   ``tie_band=8 worlds=80 blend=50 playout_model=2 playout_knock=1 opp_mix=0`` won 56.8% of
-  2,000 fresh matches against the MARJJ-style player (issue 17's eighth round).
+  3,000 fresh matches against the MARJJ-style player (issue 17's eighth round).
   Options measured no better and removed since: ``match_equity``, ``knock_sure``,
   ``style_feed``, ``close_weight``/``close_need``, ``own_take`` and ``sample_style`` (the
   README's issue-17 section keeps what they measured).
