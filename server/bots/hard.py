@@ -61,8 +61,8 @@ How it decides:
   ``tie_band=8 worlds=80 blend=50 playout_model=2 playout_knock=1 opp_mix=0`` won 56.8% of
   3,000 fresh matches against the MARJJ-style player (issue 17's eighth round).
   Options measured no better and removed since: ``match_equity``, ``knock_sure``,
-  ``style_feed``, ``close_weight``/``close_need``, ``own_take`` and ``sample_style`` (the
-  README's issue-17 section keeps what they measured).
+  ``style_feed``, ``close_weight``/``close_need``, ``own_take`` and ``sample_style``
+  (``docs/strength.md`` keeps what they measured).
 - A won hand is worth the box bonus more than its points (``classic``, ``oklahoma``).
 - The hand's own knock limit and multiplier (the view's ``knock_limit`` and ``multiplier``) and
   the rules' scoring hooks drive every knock, playout and settlement: in ``oklahoma`` it waits
