@@ -43,26 +43,30 @@ def cpu_seconds(pid: int | None = None) -> float | None:
         t = os.times()
         return t.user + t.system
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        own = _stat_seconds(Path(f"/proc/{pid}/stat"))
     except OSError:
         return None
-    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return own + sum(cpu_seconds(child) or 0.0 for child in _children(pid))
+
+
+def _stat_seconds(stat: Path) -> float:
+    """User + system CPU seconds of one process, from its ``/proc/<pid>/stat``."""
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def named_cpu_seconds(name: str) -> float:
     """User + system CPU seconds used so far by every live process called ``name`` (``postgres``:
     the database's backends, which no server process counts as its own). A process that exits
     between two readings takes its time with it: compare readings over a steady run."""
-    total = 0
+    total = 0.0
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue
         with contextlib.suppress(OSError, IndexError, ValueError):
             if (proc / "comm").read_text().strip() == name:
-                fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-                total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
+                total += _stat_seconds(proc / "stat")
+    return total
 
 
 def _children(pid: int) -> list[int]:
