@@ -157,8 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--postgres-admin", default=load.DEFAULT_POSTGRES_ADMIN)
     p.add_argument("--json", dest="json_path", help="also write the figures as JSON here")
     args = p.parse_args(argv)
-    if not 1 <= args.matches <= 5000 or not 0 < args.before <= 600 or not 0 < args.wait <= 600:
-        p.error("bounded: 1 to 5000 matches, up to 600 s before the kill and of waiting")
+    if not 1 <= args.matches <= 10_000 or not 0 < args.before <= 600 or not 0 < args.wait <= 600:
+        p.error("bounded: 1 to 10,000 matches, up to 600 s before the kill and of waiting")
     report = asyncio.run(run(args))
     print(format_report(report, args.database))
     if args.json_path:

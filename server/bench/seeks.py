@@ -30,13 +30,7 @@ import aiohttp
 
 from server.bench.load.clients import CLIENTS_PER_ADDRESS, client_sessions, gather_limited
 from server.bench.load.figures import latency_summary
-from server.bench.load.servers import (
-    DEFAULT_POSTGRES_ADMIN,
-    postgres_database,
-    start_server,
-    stop_server,
-    wait_healthy,
-)
+from server.bench.load.servers import DEFAULT_POSTGRES_ADMIN, started_servers
 
 TIME_CONTROL = {"kind": "realtime", "move_seconds": 20, "bank_seconds": 120}
 CLOCKS = [None, TIME_CONTROL, {"kind": "correspondence", "move_seconds": 86400, "bank_seconds": 0}]
@@ -112,29 +106,11 @@ class Seeker:
 async def run(
     seekers: int, rate: float, database: str, admin: str, wait: float, log_dir: Path, pools: int = 1
 ) -> dict[str, Any]:
-    async with contextlib.AsyncExitStack() as stack:
-        if database == "auto":
-            database = "postgres" if await _postgres_reachable(admin) else "sqlite"
-        if database == "postgres":
-            url = await stack.enter_async_context(postgres_database(admin))
-            replicas = 2
-        else:
-            url = f"sqlite+aiosqlite:///{log_dir / 'seeks.db'}"
-            replicas = 1
-        env = {"GINRUMMY_BROADCAST": "postgres"} if database == "postgres" else {}
-        servers = []
-        try:
-            # The first migrates alone, then the others start on the migrated database.
-            servers.append(start_server(url, log_dir, env))
-            await wait_healthy(servers[0].url, servers[0].process)
-            for _ in range(replicas - 1):
-                servers.append(start_server(url, log_dir, {**env, "GINRUMMY_MIGRATE": "0"}))
-            for s in servers[1:]:
-                await wait_healthy(s.url, s.process)
-            return await _measure(seekers, rate, wait, [s.url for s in servers], database, pools)
-        finally:
-            for s in servers:
-                stop_server(s)
+    if database == "auto":
+        database = "postgres" if await _postgres_reachable(admin) else "sqlite"
+    replicas = 2 if database == "postgres" else 1
+    async with started_servers(database, replicas, log_dir, {}, postgres_admin=admin) as servers:
+        return await _measure(seekers, rate, wait, [s.url for s in servers], database, pools)
 
 
 async def _measure(

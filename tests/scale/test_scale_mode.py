@@ -36,3 +36,27 @@ async def test_the_scale_mode_runs_every_level_and_variant_and_prints_its_figure
     print(text)
     for figure in ("cpu/action", "ack p50", "gc>20ms", "KB/match", "plain: CPU 6 -> 6"):
         assert figure in text
+
+
+async def test_the_scale_mode_runs_on_postgres_with_two_replicas(postgres_admin: str):
+    opts = ScaleOptions(
+        levels=[5],
+        think=0.2,
+        duration=1.0,
+        warmup=0.5,
+        per_client=2,  # 3 and 2 matches on the two replicas: two load processes for the first
+        database="postgres",
+        servers=2,
+        postgres_admin=postgres_admin,
+    )
+    report = await run_scale(opts)
+    (r,) = report["runs"]
+    assert r["setup_failures"] == 0 and not r["failures"] and not r["errors"], r
+    assert (r["database"], r["servers"], r["load_processes"]) == ("postgres", 2, 3)
+    # Live matches and sockets are summed over both replicas' /metrics.
+    assert r["live_matches"] == r["matches"] == r["connections"] == 5
+    assert r["acked"] > 0 and r["server_cpu_ms_per_action"] > 0
+    assert "postgres_admin" not in report["options"]  # a DSN may hold a password
+    text = format_scale(report)
+    print(text)
+    assert "on postgres, 2 server process(es)" in text

@@ -131,6 +131,9 @@ def _scale(args: argparse.Namespace) -> int:
     if not 0 < args.duration <= MAX_SECONDS or not 1 <= args.rounds <= 5 or args.per_client < 1:
         print(f"error: --duration in (0, {MAX_SECONDS}], --rounds 1-5, --per-client >= 1", file=sys.stderr)
         return 2
+    if not 1 <= args.servers <= 4 or (args.servers > 1 and args.database != "postgres"):
+        print("error: --servers 1-4, more than one only with --database postgres", file=sys.stderr)
+        return 2
     opts = ScaleOptions(
         levels=levels,
         think=args.think,
@@ -141,6 +144,9 @@ def _scale(args: argparse.Namespace) -> int:
         per_client=args.per_client,
         deflate=not args.no_deflate,
         seed=args.seed,
+        database=args.database,
+        servers=args.servers,
+        postgres_admin=args.postgres_admin,
     )
     report = asyncio.run(run_scale(opts))
     print(format_scale(report))

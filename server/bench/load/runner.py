@@ -27,15 +27,7 @@ from server.bench.load.measure import (
 )
 from server.bench.load.players import Control, Player
 from server.bench.load.report import verdict
-from server.bench.load.servers import (
-    DEFAULT_POSTGRES_ADMIN,
-    Server,
-    postgres_database,
-    scrape_metrics,
-    start_server,
-    stop_server,
-    wait_healthy,
-)
+from server.bench.load.servers import DEFAULT_POSTGRES_ADMIN, Server, scrape_metrics, started_servers
 
 
 @dataclass
@@ -80,28 +72,23 @@ async def run(opts: Options) -> dict[str, Any]:
         async with contextlib.AsyncExitStack() as stack:
             servers: list[Server] = [Server(u.rstrip("/")) for u in opts.server_urls]
             if not servers:
-                if opts.database == "postgres":
-                    database_url = await stack.enter_async_context(postgres_database(opts.postgres_admin))
-                else:
-                    database_url = f"sqlite+aiosqlite:///{log_dir / 'load.db'}"
-                env = {"GINRUMMY_BOT_DELAY": str(opts.bot_delay), **opts.server_env}
-                if opts.database == "postgres" and opts.servers > 1:
-                    env.setdefault("GINRUMMY_BROADCAST", "postgres")
-                profiles = [
+                profiles: list[Path | None] = [
                     Path(opts.profile) / f"server{i}.prof" if opts.profile else None
                     for i in range(opts.servers)
                 ]
                 if opts.profile:
                     Path(opts.profile).mkdir(parents=True, exist_ok=True)
-                # The first one migrates the fresh database; the others start once it has.
-                servers = [start_server(database_url, log_dir, env, profile=profiles[0])]
-                stack.callback(stop_server, servers[0])
-                await wait_healthy(servers[0].url, servers[0].process)
-                others = {**env, "GINRUMMY_MIGRATE": "0"}
-                servers += [start_server(database_url, log_dir, others, profile=p) for p in profiles[1:]]
-                for s in servers[1:]:
-                    stack.callback(stop_server, s)
-                await asyncio.gather(*(wait_healthy(s.url, s.process) for s in servers[1:]))
+                env = {"GINRUMMY_BOT_DELAY": str(opts.bot_delay), **opts.server_env}
+                servers = await stack.enter_async_context(
+                    started_servers(
+                        opts.database,
+                        opts.servers,
+                        log_dir,
+                        env,
+                        postgres_admin=opts.postgres_admin,
+                        profiles=profiles,
+                    )
+                )
             pids = [s.pid for s in servers if s.pid] or list(opts.server_pids)
             report["servers"] = [s.url for s in servers]
             report["game"] = await _play_phases(opts, servers, pids, report)

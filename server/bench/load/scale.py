@@ -1,7 +1,7 @@
 """The scale mode of the load benchmark: ``python -m server.bench load --scale 100,1000,3000,10000``.
 
 For each number of live matches it starts a fresh server (SQLite in a temporary folder, on
-loopback), has load processes (:mod:`server.bench.load.scale_client`, at most
+loopback; or ``--database postgres`` on a fresh database, with ``--servers N`` replicas), has load processes (:mod:`server.bench.load.scale_client`, at most
 ``per_client`` players each) set the matches up against the computer, lets them play at a
 human pace (``think``, 5 s by default) and, after a warm-up, measures over a window of
 ``duration`` seconds: server CPU per player action (with the computer's reply), ack latency,
@@ -23,13 +23,14 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from server.bench.load.figures import percentile
 from server.bench.load.measure import cpu_seconds, rss_bytes
-from server.bench.load.servers import ROOT, scrape_metrics, start_server, stop_server, wait_healthy
+from server.bench.load.servers import DEFAULT_POSTGRES_ADMIN, ROOT, Server, scrape_metrics, started_servers
 
 MAX_SCALE = 10_000
 TARGETS = {"cpu_ratio": 1.15, "p99_ack_ms": 50.0, "slow_gc": 0, "kb_per_match": 40.0}
@@ -73,6 +74,11 @@ class ScaleOptions:
     deflate: bool = True
     seed: int = 1
     setup_timeout: float = 1200.0
+    database: str = "sqlite"
+    servers: int = 1
+    """Server processes (replicas on one Postgres database when more than one); each match's
+    player is on one of them, the players spread evenly."""
+    postgres_admin: str = DEFAULT_POSTGRES_ADMIN
 
 
 async def _client(url: str, first: int, count: int, opts: ScaleOptions) -> asyncio.subprocess.Process:
@@ -87,61 +93,83 @@ async def _client(url: str, first: int, count: int, opts: ScaleOptions) -> async
     )
 
 
+def shares(matches: int, servers: int, per_client: int) -> list[tuple[int, int, int]]:
+    """``(server, first player, players)`` for each load process: the matches spread evenly over
+    the servers, at most ``per_client`` players per process.
+
+    >>> shares(3000, 2, 2500)
+    [(0, 0, 1500), (1, 1500, 1500)]
+    >>> shares(6000, 1, 2500)
+    [(0, 0, 2500), (0, 2500, 2500), (0, 5000, 1000)]
+    """
+    out = []
+    first = 0
+    for server in range(servers):
+        mine = matches // servers + (1 if server < matches % servers else 0)
+        for offset in range(0, mine, per_client):
+            out.append((server, first + offset, min(per_client, mine - offset)))
+        first += mine
+    return out
+
+
 async def run_level(matches: int, variant: Variant, opts: ScaleOptions, log_dir: Path) -> dict[str, Any]:
-    """One server, ``matches`` live matches, measured over the window."""
+    """``opts.servers`` fresh servers, ``matches`` live matches, measured over the window."""
     env = {"GINRUMMY_BOT_DELAY": "0", "GINRUMMY_LOG_LEVEL": "info", **variant.env}
-    db = log_dir / f"scale-{matches}-{variant.name}-{time.monotonic_ns()}.db"
-    server = start_server(f"sqlite+aiosqlite:///{db}", log_dir, env, root=variant.root)
     clients: list[asyncio.subprocess.Process] = []
-    try:
-        await wait_healthy(server.url, server.process)
-        assert server.pid is not None
-        await asyncio.sleep(0.5)
-        rss_before = rss_bytes(server.pid) or 0
-        shares = [(f, min(opts.per_client, matches - f)) for f in range(0, matches, opts.per_client)]
-        started = time.perf_counter()
-        clients = [await _client(server.url, f, n, opts) for f, n in shares]
-        for c in clients:
-            assert c.stdout is not None
-            line = await asyncio.wait_for(c.stdout.readline(), opts.setup_timeout)
-            if line.strip() != b"ready":
-                raise RuntimeError(f"a load process failed during setup: {line!r}")
-        setup_seconds = time.perf_counter() - started
-        warmup = opts.think * 1.5 if opts.warmup is None else opts.warmup
-        t0 = time.time() + warmup + 0.5
-        t1 = t0 + opts.duration
-        for c in clients:
-            assert c.stdin is not None
-            c.stdin.write(f"go {t0} {t1}\n".encode())
-            await c.stdin.drain()
-        await asyncio.sleep(max(0.0, t0 - time.time()))
-        cpu0, m0 = cpu_seconds(server.pid), await scrape_metrics(server.url)
-        await asyncio.sleep(max(0.0, t1 - time.time()))
-        cpu1, m1 = cpu_seconds(server.pid), await scrape_metrics(server.url)
-        rss_live = rss_bytes(server.pid) or 0
-        for c in clients:
-            assert c.stdin is not None
-            c.stdin.write(b"stop\n")
-            await c.stdin.drain()
-        outs = []
-        for c in clients:
-            assert c.stdout is not None
-            outs.append(
-                json.loads((await asyncio.wait_for(c.stdout.read(), 120)).decode().strip().splitlines()[-1])
-            )
-            await c.wait()
-    finally:
-        for c in clients:
-            if c.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    c.kill()
+    async with started_servers(
+        opts.database, opts.servers, log_dir, env, postgres_admin=opts.postgres_admin, root=variant.root
+    ) as servers:
+        try:
+            pids = [s.pid for s in servers if s.pid is not None]
+            await asyncio.sleep(0.5)
+            rss_before = _total(rss_bytes(p) for p in pids)
+            started = time.perf_counter()
+            clients = [
+                await _client(servers[i].url, f, n, opts)
+                for i, f, n in shares(matches, len(servers), opts.per_client)
+            ]
+            for c in clients:
+                assert c.stdout is not None
+                line = await asyncio.wait_for(c.stdout.readline(), opts.setup_timeout)
+                if line.strip() != b"ready":
+                    raise RuntimeError(f"a load process failed during setup: {line!r}")
+            setup_seconds = time.perf_counter() - started
+            warmup = opts.think * 1.5 if opts.warmup is None else opts.warmup
+            t0 = time.time() + warmup + 0.5
+            t1 = t0 + opts.duration
+            for c in clients:
+                assert c.stdin is not None
+                c.stdin.write(f"go {t0} {t1}\n".encode())
+                await c.stdin.drain()
+            await asyncio.sleep(max(0.0, t0 - time.time()))
+            cpu0, m0 = _total(cpu_seconds(p) for p in pids), await _metrics(servers)
+            await asyncio.sleep(max(0.0, t1 - time.time()))
+            cpu1, m1 = _total(cpu_seconds(p) for p in pids), await _metrics(servers)
+            rss_live = _total(rss_bytes(p) for p in pids)
+            for c in clients:
+                assert c.stdin is not None
+                c.stdin.write(b"stop\n")
+                await c.stdin.drain()
+            outs = []
+            for c in clients:
+                assert c.stdout is not None
+                outs.append(
+                    json.loads(
+                        (await asyncio.wait_for(c.stdout.read(), 120)).decode().strip().splitlines()[-1]
+                    )
+                )
                 await c.wait()
-        stop_server(server)
+        finally:
+            for c in clients:
+                if c.returncode is None:
+                    with contextlib.suppress(ProcessLookupError):
+                        c.kill()
+                    await c.wait()
     acked = sum(o["acked"] for o in outs)
     ack_ms = [x for o in outs for x in o["ack_ms"]]
     reply_ms = [x for o in outs for x in o["reply_ms"]]
     live = m1.get("ginrummy_live_matches", 0.0)
-    server_cpu = (cpu1 or 0.0) - (cpu0 or 0.0)
+    server_cpu = cpu1 - cpu0
     errors: dict[str, int] = {}
     for o in outs:
         for k, v in o["errors"].items():
@@ -149,6 +177,8 @@ async def run_level(matches: int, variant: Variant, opts: ScaleOptions, log_dir:
     return {
         "matches": matches,
         "variant": variant.name,
+        "database": opts.database,
+        "servers": len(servers),
         "setup_seconds": round(setup_seconds, 1),
         "setup_failures": sum(o["setup_failures"] for o in outs),
         "load_processes": len(clients),
@@ -175,6 +205,20 @@ async def run_level(matches: int, variant: Variant, opts: ScaleOptions, log_dir:
         "errors": errors,
         "failures": [f for o in outs for f in o["failures"]][:3],
     }  # fmt: skip
+
+
+def _total(values: Iterable[float | None]) -> float:
+    return sum(v or 0.0 for v in values)
+
+
+async def _metrics(servers: list[Server]) -> dict[str, float]:
+    """The servers' ``/metrics`` together: counters and gauges summed, the largest of each
+    ``_max`` gauge."""
+    out: dict[str, float] = {}
+    for one in [await scrape_metrics(s.url) for s in servers]:
+        for name, value in one.items():
+            out[name] = max(out.get(name, value), value) if "_max" in name else out.get(name, 0.0) + value
+    return out
 
 
 def _delta(m0: dict[str, float], m1: dict[str, float], name: str) -> float:
@@ -205,7 +249,7 @@ async def run_scale(opts: ScaleOptions) -> dict[str, Any]:
 
 
 def _options(opts: ScaleOptions) -> dict[str, Any]:
-    out = dict(opts.__dict__)
+    out = {k: v for k, v in opts.__dict__.items() if k != "postgres_admin"}
     out["variants"] = [{"name": v.name, "env": v.env, "root": str(v.root)} for v in opts.variants]
     return out
 
@@ -265,7 +309,8 @@ def format_run(r: dict[str, Any]) -> str:
 def format_scale(report: dict[str, Any]) -> str:
     o = report["options"]
     lines = [
-        f"scale: {', '.join(map(str, o['levels']))} live matches vs the computer, think {o['think']} s, "
+        f"scale: {', '.join(map(str, o['levels']))} live matches vs the computer on {o['database']}, "
+        f"{o['servers']} server process(es), think {o['think']} s, "
         f"window {o['duration']} s, {o['rounds']} round(s), deflate offered: {o['deflate']}; "
         f"variants interleaved: {', '.join(v['name'] for v in o['variants'])}",
         "matches variant    live   acked/s  server CPU per action  cores  ack latency  GC pauses  memory",

@@ -132,6 +132,41 @@ async def postgres_database(admin_dsn: str) -> AsyncIterator[str]:
             await conn.close()
 
 
+@contextlib.asynccontextmanager
+async def started_servers(
+    database: str,
+    count: int,
+    log_dir: Path,
+    env: dict[str, str],
+    *,
+    postgres_admin: str = DEFAULT_POSTGRES_ADMIN,
+    root: Path = ROOT,
+    profiles: list[Path | None] | None = None,
+) -> AsyncIterator[list[Server]]:
+    """``count`` healthy server processes on one fresh database (``sqlite`` in ``log_dir`` or
+    ``postgres``, created with ``postgres_admin`` and dropped after; several replicas share
+    changes through Postgres's notices), stopped at the end. The first migrates the database;
+    the others start once it has."""
+    async with contextlib.AsyncExitStack() as stack:
+        if database == "postgres":
+            database_url = await stack.enter_async_context(postgres_database(postgres_admin))
+        else:
+            database_url = f"sqlite+aiosqlite:///{log_dir / f'load-{time.monotonic_ns()}.db'}"
+        if database == "postgres" and count > 1:
+            env = {"GINRUMMY_BROADCAST": "postgres", **env}
+        profiles = profiles or [None] * count
+        first = start_server(database_url, log_dir, env, profile=profiles[0], root=root)
+        stack.callback(stop_server, first)
+        await wait_healthy(first.url, first.process)
+        others = {**env, "GINRUMMY_MIGRATE": "0"}
+        servers = [first]
+        for profile in profiles[1:count]:
+            servers.append(start_server(database_url, log_dir, others, profile=profile, root=root))
+            stack.callback(stop_server, servers[-1])
+        await asyncio.gather(*(wait_healthy(s.url, s.process) for s in servers[1:]))
+        yield servers
+
+
 async def scrape_metrics(url: str) -> dict[str, float]:
     """The server's /metrics as ``{name{labels}: value}`` (summed over label sets by name too)."""
     from prometheus_client.parser import text_string_to_metric_families
