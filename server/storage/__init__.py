@@ -4,8 +4,16 @@ from any ``DATABASE_URL``) and migrations.
 
 It stores what the service hands it and never decides anything about the game."""
 
-from .engine import create_engine, reachable, store_unreachable, upgrade
+from .engine import create_engine, error_code, reachable, store_unreachable, upgrade
 from .memory import MemoryStore
 from .repository import SqlStore
 
-__all__ = ["MemoryStore", "SqlStore", "create_engine", "reachable", "store_unreachable", "upgrade"]
+__all__ = [
+    "MemoryStore",
+    "SqlStore",
+    "create_engine",
+    "error_code",
+    "reachable",
+    "store_unreachable",
+    "upgrade",
+]

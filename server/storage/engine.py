@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 from sqlalchemy.ext.asyncio import AsyncSession as AsyncSession
 
 from .. import resources
+from . import sqlite_lock
 
 ROOT = Path(__file__).resolve().parents[2]
 ALEMBIC_INI = resources.path("alembic.ini")
@@ -112,6 +113,22 @@ async def reachable(engine: AsyncEngine, timeout: float) -> bool:
     return True
 
 
+def error_code(error: BaseException) -> str:
+    """The driver's code for a database error, safe to log (never a statement's parameters, which
+    may hold a seed): SQLite's error name, Postgres's SQLSTATE, else the exception's class.
+
+    >>> import sqlite3
+    >>> from sqlalchemy.exc import OperationalError
+    >>> raw = sqlite3.OperationalError("database is locked")
+    >>> raw.sqlite_errorname = "SQLITE_BUSY"
+    >>> error_code(OperationalError("UPDATE matches SET seed=?", {"seed": "x"}, raw))
+    'SQLITE_BUSY'
+    """
+    raw = error.orig if isinstance(error, DBAPIError) else error
+    code = getattr(raw, "sqlite_errorname", None) or getattr(raw, "sqlstate", None)
+    return str(code) if code else type(raw).__name__
+
+
 def create_engine(url: str, **kwargs: Any) -> AsyncEngine:
     if is_sqlite(url):
         path = sqlite_path(url)
@@ -119,6 +136,7 @@ def create_engine(url: str, **kwargs: Any) -> AsyncEngine:
             path.parent.mkdir(parents=True, exist_ok=True)
         engine = create_async_engine(url, connect_args={"timeout": SQLITE_BUSY_SECONDS}, **kwargs)
         event.listen(engine.sync_engine, "connect", sqlite_on_connect)
+        sqlite_lock.install(engine)
         return engine
     engine = create_async_engine(url, pool_pre_ping=True, **kwargs)
     event.listen(engine.sync_engine, "handle_error", discard_broken_connection)

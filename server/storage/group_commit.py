@@ -49,6 +49,7 @@ from .engine import sqlite_path
 from .notify import CHANNEL
 from .pg_connection import OwnConnection
 from .repository import SqlStore
+from .sqlite_lock import write_lock
 from .sqlite_writer import INLINE_MAX, SqliteWriter
 
 log = logging.getLogger("server.storage.group_commit")
@@ -102,7 +103,9 @@ class GroupCommitStore(SqlStore):
         self.sqlite: SqliteWriter | None = None
         """The SQLite file's writer (small batches on the loop's thread: ``sqlite_inline``)."""
         if self._sqlite_file is not None:
-            self.sqlite = SqliteWriter(self._sqlite_file, self._sql, self.sqlite_timeout, sqlite_inline)
+            self.sqlite = SqliteWriter(
+                self._sqlite_file, self._sql, self.sqlite_timeout, sqlite_inline, lock=write_lock(engine)
+            )
         self._pg = OwnConnection(engine)
         """The Postgres writer's connection (:mod:`.pg_connection`)."""
         self.batches = 0

@@ -28,6 +28,7 @@ checkpoints as SQLite does by default (once the log is past 1,000 pages).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import time
 from collections.abc import Callable
@@ -58,8 +59,13 @@ class SqliteWriter:
         timeout: float,
         inline_max: int = INLINE_MAX,
         monotonic: Callable[[], float] = time.monotonic,
+        lock: asyncio.Lock | None = None,
     ) -> None:
         self.path = path
+        self.lock = lock
+        """This process's write lock on the file (:mod:`.sqlite_lock`), shared with the engine's
+        connections: a batch on the writer thread waits for it in turn; one on the loop's thread
+        (which cannot wait) is written only while nobody holds it."""
         self.sql = sql
         self.timeout = timeout
         self.inline_max = inline_max
@@ -89,6 +95,7 @@ class SqliteWriter:
             0 < len(rows) <= self.inline_max
             and self.last_second < INLINE_BELOW_RATE
             and self._since_thread < CHECKPOINT_EVERY
+            and not (self.lock is not None and self.lock.locked())  # else wait in turn, below
         ):
             ok = self._write_inline(rows)
             if ok is not None:
@@ -97,7 +104,8 @@ class SqliteWriter:
                 return ok
         if self._thread is None:
             self._thread = ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer")
-        ok = await asyncio.get_running_loop().run_in_executor(self._thread, self._write_threaded, rows)
+        async with self.lock or contextlib.nullcontext():
+            ok = await asyncio.get_running_loop().run_in_executor(self._thread, self._write_threaded, rows)
         self._since_thread = 0
         self.thread_batches += 1
         return ok

@@ -24,7 +24,7 @@ from server.service.errors import RateLimited, ServiceError, TooLarge, Unavailab
 from server.service.ladder import LadderSettings
 from server.service.thinking import ThinkingPool
 from server.service.timecontrol import Timing
-from server.storage import create_engine, store_unreachable, upgrade
+from server.storage import create_engine, error_code, store_unreachable, upgrade
 from server.storage.group_commit import GroupCommitStore
 from server.wire.messages import ErrorDetail, ErrorResponse
 
@@ -94,7 +94,10 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
     except Exception as e:
         if store_unreachable(e):
             status = 503
-            log.warning("database unavailable", extra={"path": request.path, "error": type(e).__name__})
+            log.warning(
+                "database unavailable",
+                extra={"path": request.path, "error": type(e).__name__, "code": error_code(e)},
+            )
             return error_response(Unavailable("the database is busy or unreachable: try again in a moment"))
         log.exception("unhandled error", extra={"path": request.path})
         return json_response(ErrorResponse(ErrorDetail("internal", "internal server error")), status=500)

@@ -36,7 +36,7 @@ from server.service.errors import (
     Unauthorized,
     Unavailable,
 )
-from server.storage import store_unreachable
+from server.storage import error_code, store_unreachable
 from server.wire.convert import to_rules_action
 from server.wire.messages import Ack as AckMessage
 from server.wire.messages import Pong, ServerMessage
@@ -181,7 +181,7 @@ class Connection(Outgoing):
                 log.warning(
                     "message failed: the database is unreachable (%s)",
                     type(e).__name__,
-                    extra={"match_id": match_id},
+                    extra={"match_id": match_id, "code": error_code(e)},
                 )
             else:
                 log.exception("message failed", extra={"match_id": match_id})
