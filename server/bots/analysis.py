@@ -55,7 +55,7 @@ from server.rules.melds import min_deadwood
 from .base import own_mask, top_of_pile, view_key
 from .hard import HardBot, feed_chance, with_box
 from .knowledge import Knowledge
-from .rollout import DISCARD, DRAW, UPCARD, Settings, play_hand
+from .rollout import DISCARD, DRAW, UPCARD, PlayoutSettings, play_hand
 from .sim import Memo
 
 WORLDS = 16
@@ -267,7 +267,7 @@ def _draw(bot: HardBot, view: SeatView) -> tuple[dict[Action, float], Action, st
     worth = bot.worth(view)
     memo = Memo()
     limit = view.knock_limit
-    settings = Settings(view.rules, limit, view.multiplier, starter=view.starter)
+    settings = PlayoutSettings(view.rules, limit, view.multiplier, starter=view.starter)
     passes = sum(1 for e in view.history if e.kind == "pass")
     turns = sum(1 for e in view.history if e.kind == "discard")
     values: dict[Action, float] = {}
@@ -298,9 +298,9 @@ def _draw(bot: HardBot, view: SeatView) -> tuple[dict[Action, float], Action, st
                 (limit, limit),
                 settings,
                 memo,
-                p,
-                stock_only,
-                turns,
+                passes=p,
+                stock_only=stock_only,
+                turns=turns,
             )
             total += worth(with_box(points if knocker == me else -points, view.rules.box_bonus))
         values[action] = total / len(worlds)

@@ -85,7 +85,7 @@ from server.rules.melds import discard_deadwoods, min_deadwood
 from .base import Bot, own_mask, taken_index, top_of_pile
 from .knowledge import Knowledge
 from .marjj_plus import knock_value, marjj_plus_take, marjj_plus_values, searched_take
-from .rollout import Settings, play_hand
+from .rollout import PlayoutSettings, play_hand
 from .sim import (
     DISCARD,
     DRAW,
@@ -257,7 +257,7 @@ class HardBot(Bot):
         me = view.seat
         assert me is not None
         opp_knock = self.opp_knock_at(len(k.opp_discards), worlds, limit, memo)
-        settings = Settings(rules, limit, view.multiplier, gin_seats=self.gin_seats(me))
+        settings = PlayoutSettings(rules, limit, view.multiplier, gin_seats=self.gin_seats(me))
         worth = self.worth(view)
 
         def play(c: int, lo: int, hi: int) -> float:
@@ -417,7 +417,7 @@ def play_on(
     stock: list[int],
     pile: list[int],
     opp_knock: int,
-    settings: Settings,
+    settings: PlayoutSettings,
     memo: Memo,
     mine_first: int = 0,
 ) -> int:

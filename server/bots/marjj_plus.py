@@ -34,7 +34,7 @@ from server.rules import Phase, SeatView
 from . import handstrength
 from .base import own_mask, taken_index, top_of_pile
 from .knowledge import Knowledge
-from .rollout import ALWAYS, Settings
+from .rollout import ALWAYS, PlayoutSettings
 from .sim import Memo, own_turns, settle_points
 
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ def marjj_plus_values(
     if model:
         settings = model_settings(bot, view, model, len(k.opp_discards))
     else:
-        settings = Settings(view.rules, limit, view.multiplier, gin_seats=bot.gin_seats(me))
+        settings = PlayoutSettings(view.rules, limit, view.multiplier, gin_seats=bot.gin_seats(me))
     for c in simulate:
         rest = hand & ~(1 << c)
         total = 0.0
@@ -107,7 +107,7 @@ def marjj_plus_values(
     return values, scored, risk
 
 
-def model_settings(bot: HardBot, view: SeatView, model: int, opp_discards: int) -> Settings:
+def model_settings(bot: HardBot, view: SeatView, model: int, opp_discards: int) -> PlayoutSettings:
     """The settings of a decision's playouts with the seats in ``model`` (bits) playing MARJJ's
     draw and a gin player's discard (:mod:`.rollout`), each seat knocking at its knock deadwood
     only in its window of :func:`knock_windows` and at its late knock after it."""
@@ -116,7 +116,7 @@ def model_settings(bot: HardBot, view: SeatView, model: int, opp_discards: int) 
     own_turns_left, own_late, opp_turns_left, opp_late = knock_windows(bot, view, opp_discards)
     turns = (own_turns_left, opp_turns_left) if me == 0 else (opp_turns_left, own_turns_left)
     late = (own_late, opp_late) if me == 0 else (opp_late, own_late)
-    return Settings(
+    return PlayoutSettings(
         view.rules,
         view.knock_limit,
         view.multiplier,

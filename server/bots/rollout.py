@@ -15,7 +15,7 @@ policy is set by bits (bit ``s`` for seat ``s``):
   (0: only with gin, as MARJJ, who knocks in its first few turns of a hand and then holds out for
   gin).
 
-A decision builds one :class:`Settings` (the hand's rules and the seats' policies, the same for
+A decision builds one :class:`PlayoutSettings` (the hand's rules and the seats' policies, the same for
 all its playouts) and calls :func:`play_hand` for each sampled world with that world's state.
 Everything it is given is a guess made from one seat's view.
 """
@@ -30,14 +30,14 @@ from server.rules.hand import TURN_LIMIT
 
 from .sim import DISCARD, DRAW, UPCARD, Memo, gin_thrown_card, greedy_discard, greedy_take, settle_points
 
-__all__ = ["ALWAYS", "DISCARD", "DRAW", "UPCARD", "Settings", "marjj_take", "play_hand"]
+__all__ = ["ALWAYS", "DISCARD", "DRAW", "UPCARD", "PlayoutSettings", "marjj_take", "play_hand"]
 
 ALWAYS = (TURN_LIMIT, TURN_LIMIT)
 """``knock_turns`` that never run out (a hand is dead by then)."""
 
 
 @dataclass(frozen=True, slots=True)
-class Settings:
+class PlayoutSettings:
     """What every playout of one decision shares, built once per decision by the simulating bot:
     the hand's rules object, knock limit and score multiplier, its ``starter`` (who draws first
     after two passes of the upcard), and the seats' policies (see the module's docstring): the
@@ -79,7 +79,7 @@ def play_hand(
     phase: int,
     taken: int,
     knock_at: tuple[int, int],
-    settings: Settings,
+    settings: PlayoutSettings,
     memo: Memo,
     passes: int = 0,
     stock_only: bool = False,

@@ -17,7 +17,7 @@ from collections import Counter
 
 import pytest
 
-from server.bots.rollout import UPCARD, Settings, play_hand
+from server.bots.rollout import UPCARD, PlayoutSettings, play_hand
 from server.bots.sim import Memo, deadwood, greedy_discard, greedy_take, settle_points
 from server.rules import RULES, Discard, Draw, Knock, Pass, Phase, ResultKind, Source, TakeUpcard, deal
 from server.rules.cards import DECK
@@ -59,7 +59,7 @@ def sim_result(h, knock_at: tuple[int, int]) -> tuple[ResultKind, int | None, in
         UPCARD,
         -1,
         knock_at,
-        Settings(h.rules, h.knock_limit, h.multiplier, starter=h.starter),
+        PlayoutSettings(h.rules, h.knock_limit, h.multiplier, starter=h.starter),
         Memo(),
     )
     if knocker < 0:

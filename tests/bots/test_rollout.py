@@ -7,7 +7,7 @@ import random
 
 from server.bots.hard import HardBot
 from server.bots.marjj_plus import marjj_plus_values
-from server.bots.rollout import DRAW, Settings, marjj_take, play_hand
+from server.bots.rollout import DRAW, PlayoutSettings, marjj_take, play_hand
 from server.bots.sim import Memo, greedy_take, settle_points
 from server.rules import RULES, SeatView
 from server.rules.cards import Card
@@ -51,7 +51,7 @@ def test_a_marjj_seat_in_a_playout_plays_the_marjj_draw_rule() -> None:
         # Seat 0 to draw, Ac on the pile, three cards in the stock (Qh on top): after one discard
         # from the stock the hand is dead.
         stock = [idx("2h"), idx("3h"), idx("Qh")]
-        settings = Settings(rules, 10, 1, gin_seats=marjj, marjj=marjj)
+        settings = PlayoutSettings(rules, 10, 1, gin_seats=marjj, marjj=marjj)
         knocker, points = play_hand(
             [NINE_AND_KD, OTHER], stock, [idx("Ac")], 0, DRAW, -1, (5, 0), settings, Memo()
         )
@@ -99,7 +99,7 @@ def test_knock_turns_end_a_seats_knocking_short_of_gin_and_late_at_takes_over() 
     def knocker(knock_turns: tuple[int, int], late_at: tuple[int, int] = (0, 0)) -> int:
         stock = [idx("Tc"), idx("Td")]
         hands = [low, OTHER]
-        settings = Settings(rules, 10, 1, knock_turns=knock_turns, late_at=late_at)
+        settings = PlayoutSettings(rules, 10, 1, knock_turns=knock_turns, late_at=late_at)
         who, _ = play_hand(hands, stock, [], 0, DISCARD, -1, (10, 10), settings, Memo())
         return who
 
