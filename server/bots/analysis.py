@@ -6,7 +6,7 @@ pile, which card to discard, whether to knock), :func:`evaluate` values *every* 
 does; the box bonus counted where the rules have one), and names the one Hard would play:
 
 - Draw decisions (upcard and draw phases): each option is played out to the end of the hand
-  (:func:`.rollout.playout`, both seats greedy) on the same ``worlds`` sampled guesses at the hidden
+  (:func:`.rollout.play_hand`, both seats greedy) on the same ``worlds`` sampled guesses at the hidden
   cards (:meth:`.knowledge.Knowledge.sample`), so every option meets the same luck. Hard's
   choice is its own draw rule (:meth:`.hard.HardBot.take_discard`).
 - Discard decisions: Hard's evaluation in the style that simulates every discard
@@ -55,7 +55,7 @@ from server.rules.melds import min_deadwood
 from .base import own_mask, top_of_pile, view_key
 from .hard import HardBot, feed_chance, with_box
 from .knowledge import Knowledge
-from .rollout import DISCARD, DRAW, UPCARD, playout
+from .rollout import DISCARD, DRAW, UPCARD, PlayoutSettings, play_hand
 from .sim import Memo
 
 WORLDS = 16
@@ -266,7 +266,8 @@ def _draw(bot: HardBot, view: SeatView) -> tuple[dict[Action, float], Action, st
     worlds = bot.sample_worlds(view, k, bot.worlds)
     worth = bot.worth(view)
     memo = Memo()
-    rules, limit, mult = view.rules, view.knock_limit, view.multiplier
+    limit = view.knock_limit
+    settings = PlayoutSettings(view.rules, limit, view.multiplier, starter=view.starter)
     passes = sum(1 for e in view.history if e.kind == "pass")
     turns = sum(1 for e in view.history if e.kind == "discard")
     values: dict[Action, float] = {}
@@ -287,24 +288,21 @@ def _draw(bot: HardBot, view: SeatView) -> tuple[dict[Action, float], Action, st
                     to_act, stock_only = view.starter, True
             else:
                 stock_only = True
-            net = playout(
+            knocker, points = play_hand(
                 hands,
                 stock[::-1],
                 pile,
                 to_act,
                 phase,
                 taken,
-                rules,
-                limit,
-                mult,
                 (limit, limit),
+                settings,
+                memo,
                 passes=p,
-                starter=view.starter,
                 stock_only=stock_only,
-                memo=memo,
                 turns=turns,
             )
-            total += worth(with_box(net if me == 0 else -net, rules.box_bonus))
+            total += worth(with_box(points if knocker == me else -points, view.rules.box_bonus))
         values[action] = total / len(worlds)
     melds = min_deadwood(hand | 1 << top) < min_deadwood(hand) + VALUES[top]
     reason = ("melds" if melds else "knock_next") if take else "no_use"

@@ -11,7 +11,7 @@ How it decides:
   (so a card that keeps two ways to make a meld is worth more than a lone one), plus ``feed``
   points times the chance the opponent can meld the card. The best ``candidates`` (none more
   than ``margin`` worse than the best) are then compared by playing the rest of the hand out
-  greedily for both seats (:func:`.rollout.playout`), on the same samples for every candidate so
+  greedily for both seats (:func:`.rollout.play_hand`), on the same samples for every candidate so
   that they meet the same luck: every candidate plays half the samples, and only the best
   ``keep`` play the other half (0: all play all). A candidate's value is its average points,
   less ``blend``/100 times its quick-score gap to the best (playouts are noisy at this budget;
@@ -85,8 +85,9 @@ from server.rules.melds import discard_deadwoods, min_deadwood
 from .base import Bot, own_mask, taken_index, top_of_pile
 from .knowledge import Knowledge
 from .marjj_plus import knock_value, marjj_plus_take, marjj_plus_values, searched_take
-from .rollout import playout
+from .rollout import PlayoutSettings, play_hand
 from .sim import (
+    DISCARD,
     DRAW,
     Memo,
     best_draws_deadwood,
@@ -256,7 +257,7 @@ class HardBot(Bot):
         me = view.seat
         assert me is not None
         opp_knock = self.opp_knock_at(len(k.opp_discards), worlds, limit, memo)
-        gin = self.gin_seats(me)
+        settings = PlayoutSettings(rules, limit, view.multiplier, gin_seats=self.gin_seats(me))
         worth = self.worth(view)
 
         def play(c: int, lo: int, hi: int) -> float:
@@ -266,7 +267,7 @@ class HardBot(Bot):
                 opp_hand, stock = worlds[j]
                 if len(stock) > 2:  # else a plain discard now ends the hand: dead, 0
                     total += worth(
-                        play_on(view, rest, opp_hand, stock, [*k.pile, c], 1 - me, memo, opp_knock[j], gin)
+                        play_on(me, rest, opp_hand, stock, [*k.pile, c], opp_knock[j], settings, memo)
                     )
             return total
 
@@ -410,39 +411,35 @@ def with_box(points: int, box_bonus: int) -> int:
 
 
 def play_on(
-    view: SeatView,
+    me: int,
     mine: int,
     theirs: int,
     stock: list[int],
     pile: list[int],
-    to_act: int,
+    opp_knock: int,
+    settings: PlayoutSettings,
     memo: Memo,
-    opp_knock: int | None = None,
-    gin_seats: int = 0,
+    mine_first: int = 0,
 ) -> int:
-    """Points for the view's seat (box bonus included) of playing one sampled world out greedily
-    from the next draw (:func:`.rollout.playout`), with the hand's own knock limit and multiplier:
+    """Points for seat ``me`` (box bonus included) of playing one sampled world out from the
+    opponent's next draw (:func:`.rollout.play_hand`, with the decision's ``settings``):
     ``mine`` and ``theirs`` are the two hands, ``stock`` is top first (left untouched), ``pile``
-    bottom first (consumed)."""
-    me = view.seat
-    limit = view.knock_limit
-    rules = view.rules
-    theirs_at = limit if opp_knock is None else opp_knock
-    net = playout(
-        [mine, theirs] if me == 0 else [theirs, mine],
-        stock[::-1],
-        pile,
-        to_act,
-        DRAW,
-        -1,
-        rules,
-        limit,
-        view.multiplier,
-        (limit, theirs_at) if me == 0 else (theirs_at, limit),
-        memo=memo,
-        gin_seats=gin_seats,
+    bottom first (consumed); ``me`` knocks at the hand's limit, the opponent at ``opp_knock``
+    deadwood. ``mine_first``: ``me`` plays first instead, 1: to discard having taken the top of
+    ``pile`` (still on it), 2: to draw from the stock."""
+    limit = settings.limit
+    hands = [mine, theirs] if me == 0 else [theirs, mine]
+    knock_at = (limit, opp_knock) if me == 0 else (opp_knock, limit)
+    to_act, phase, taken = 1 - me, DRAW, -1
+    if mine_first == 1:
+        to_act, phase, taken = me, DISCARD, pile.pop()
+        hands[me] |= 1 << taken
+    elif mine_first == 2:
+        to_act = me
+    knocker, points = play_hand(
+        hands, stock[::-1], pile, to_act, phase, taken, knock_at, settings, memo, stock_only=mine_first == 2
     )
-    return with_box(net if me == 0 else -net, rules.box_bonus)
+    return with_box(points if knocker == me else -points, settings.rules.box_bonus)
 
 
 def near_mask(hand: int) -> int:

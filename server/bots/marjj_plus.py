@@ -18,7 +18,7 @@ player to an even match by symmetry. On top of that rule:
   best (at most ``candidates`` of them) are played out on the same samples, and the best value
   less ``blend``/100 times its score gap to the best is thrown.
 - ``playout_model`` (0, off): the playouts' opponent (1) or both seats (2) draw by MARJJ's rule
-  and throw as a gin player (:func:`model_play_on`, :mod:`.rollout`); ``playout_knock`` and
+  and throw as a gin player (:func:`model_settings`, :mod:`.rollout`); ``playout_knock`` and
   ``late_knock`` set when each seat knocks in them (:func:`knock_windows`).
 
 Every guess is drawn from the bot's own seeded generator; it reads the seat's view only.
@@ -34,7 +34,7 @@ from server.rules import Phase, SeatView
 from . import handstrength
 from .base import own_mask, taken_index, top_of_pile
 from .knowledge import Knowledge
-from .rollout import ALWAYS, DISCARD, DRAW, playout
+from .rollout import ALWAYS, PlayoutSettings
 from .sim import Memo, own_turns, settle_points
 
 if TYPE_CHECKING:
@@ -82,23 +82,19 @@ def marjj_plus_values(
     opp_knock = bot.opp_knock_at(len(k.opp_discards), worlds, limit, memo)
     worth = bot.worth(view)
     n = len(worlds)
-    gin = bot.gin_seats(me)
     values: dict[tuple[str, int], float] = {}
     model = {0: 0, 1: 1 << (1 - me)}.get(bot.playout_model, 3)
-    windows = knock_windows(bot, view, len(k.opp_discards))
+    if model:
+        settings = model_settings(bot, view, model, len(k.opp_discards))
+    else:
+        settings = PlayoutSettings(view.rules, limit, view.multiplier, gin_seats=bot.gin_seats(me))
     for c in simulate:
         rest = hand & ~(1 << c)
         total = 0.0
         for j, (opp_hand, stock) in enumerate(worlds):
             if len(stock) <= 2:  # a plain discard now ends the hand: dead, 0
                 continue
-            if model:
-                net = model_play_on(
-                    view, rest, opp_hand, stock, [*k.pile, c], memo, opp_knock[j], model, windows
-                )
-            else:
-                net = play_on(view, rest, opp_hand, stock, [*k.pile, c], 1 - me, memo, opp_knock[j], gin)
-            total += worth(net)
+            total += worth(play_on(me, rest, opp_hand, stock, [*k.pile, c], opp_knock[j], settings, memo))
         values[("discard", c)] = total / n - bot.blend * (scored[c] - best)
     risk: dict[int, float] = {}
     if least <= limit:
@@ -111,58 +107,24 @@ def marjj_plus_values(
     return values, scored, risk
 
 
-def model_play_on(
-    view: SeatView,
-    mine: int,
-    theirs: int,
-    stock: list[int],
-    pile: list[int],
-    memo: Memo,
-    opp_knock: int,
-    model: int,
-    windows: tuple[int, int, int, int] = (ALWAYS[0], 0, ALWAYS[0], 0),
-    mine_first: int = 0,
-) -> int:
-    """Like :func:`.hard.play_on` (the opponent to draw next), with the seats in ``model``
-    (bits) playing MARJJ's draw and a gin player's discard (:func:`.rollout.playout`);
-    ``windows``: (own turns to knock at the limit, own knock after them, the same two for the
-    opponent; :func:`knock_windows`). ``mine_first``: the view's seat plays first instead, 1:
-    to discard having taken the top of ``pile`` (still on it), 2: to draw from the stock."""
-    from .hard import with_box
-
+def model_settings(bot: HardBot, view: SeatView, model: int, opp_discards: int) -> PlayoutSettings:
+    """The settings of a decision's playouts with the seats in ``model`` (bits) playing MARJJ's
+    draw and a gin player's discard (:mod:`.rollout`), each seat knocking at its knock deadwood
+    only in its window of :func:`knock_windows` and at its late knock after it."""
     me = view.seat
     assert me is not None
-    limit = view.knock_limit
-    hands = [mine, theirs] if me == 0 else [theirs, mine]
-    knock_at = (limit, opp_knock) if me == 0 else (opp_knock, limit)
-    own_turns_left, own_late, opp_turns_left, opp_late = windows
+    own_turns_left, own_late, opp_turns_left, opp_late = knock_windows(bot, view, opp_discards)
     turns = (own_turns_left, opp_turns_left) if me == 0 else (opp_turns_left, own_turns_left)
     late = (own_late, opp_late) if me == 0 else (opp_late, own_late)
-    to_act, phase, taken = 1 - me, DRAW, -1
-    if mine_first == 1:
-        to_act, phase, taken = me, DISCARD, pile.pop()
-        hands[me] |= 1 << taken
-    elif mine_first == 2:
-        to_act = me
-    net = playout(
-        hands,
-        stock[::-1],
-        pile,
-        to_act,
-        phase,
-        taken,
+    return PlayoutSettings(
         view.rules,
-        limit,
+        view.knock_limit,
         view.multiplier,
-        knock_at,
-        stock_only=mine_first == 2,
-        memo=memo,
         gin_seats=model,
         marjj=model,
         knock_turns=turns,
         late_at=late,
     )
-    return with_box(net if me == 0 else -net, view.rules.box_bonus)
 
 
 def knock_windows(bot: HardBot, view: SeatView, opp_discards: int) -> tuple[int, int, int, int]:
@@ -197,7 +159,7 @@ def searched_take(bot: HardBot, view: SeatView) -> bool:
     MARJJ; the same worlds for both choices) find the other choice better by more than
     ``draw_margin`` points. Only a draw from the stock or the pile (not the first upcard), and
     only when the card could meld with the hand or MARJJ's rule takes it."""
-    from .hard import near_mask
+    from .hard import near_mask, play_on
 
     rule = handstrength.takes(view)
     top = top_of_pile(view)
@@ -212,15 +174,13 @@ def searched_take(bot: HardBot, view: SeatView) -> bool:
     opp_knock = bot.opp_knock_at(len(k.opp_discards), worlds, view.knock_limit, memo)
     worth = bot.worth(view)
     model = {0: 3, 1: 1 << (1 - me)}.get(bot.playout_model, 3)
-    windows = knock_windows(bot, view, len(k.opp_discards))
+    settings = model_settings(bot, view, model, len(k.opp_discards))
     gain = 0.0  # of taking over drawing from the stock
     for j, (opp_hand, stock) in enumerate(worlds):
         if len(stock) <= 2:
             continue
         for first, sign in ((1, 1.0), (2, -1.0)):
-            net = model_play_on(
-                view, hand, opp_hand, stock, list(k.pile), memo, opp_knock[j], model, windows, first
-            )
+            net = play_on(me, hand, opp_hand, stock, list(k.pile), opp_knock[j], settings, memo, first)
             gain += sign * worth(net)
     gain /= len(worlds)
     if rule:
@@ -233,6 +193,6 @@ __all__ = [
     "knock_windows",
     "marjj_plus_take",
     "marjj_plus_values",
-    "model_play_on",
+    "model_settings",
     "searched_take",
 ]

@@ -15,10 +15,14 @@ policy is set by bits (bit ``s`` for seat ``s``):
   (0: only with gin, as MARJJ, who knocks in its first few turns of a hand and then holds out for
   gin).
 
+A decision builds one :class:`PlayoutSettings` (the hand's rules and the seats' policies, the same for
+all its playouts) and calls :func:`play_hand` for each sampled world with that world's state.
 Everything it is given is a guess made from one seat's view.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from server.rules import Rules
 from server.rules.cards import VALUES
@@ -26,10 +30,28 @@ from server.rules.hand import TURN_LIMIT
 
 from .sim import DISCARD, DRAW, UPCARD, Memo, gin_thrown_card, greedy_discard, greedy_take, settle_points
 
-__all__ = ["DISCARD", "DRAW", "UPCARD", "marjj_playout", "marjj_take", "play_hand", "playout"]
+__all__ = ["ALWAYS", "DISCARD", "DRAW", "UPCARD", "PlayoutSettings", "marjj_take", "play_hand"]
 
 ALWAYS = (TURN_LIMIT, TURN_LIMIT)
 """``knock_turns`` that never run out (a hand is dead by then)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayoutSettings:
+    """What every playout of one decision shares, built once per decision by the simulating bot:
+    the hand's rules object, knock limit and score multiplier, its ``starter`` (who draws first
+    after two passes of the upcard), and the seats' policies (see the module's docstring): the
+    bits ``gin_seats`` and ``marjj``, and per seat ``knock_turns`` and ``late_at``. Each seat's
+    knock deadwood is a guess of each world (:func:`play_hand`'s ``knock_at``)."""
+
+    rules: Rules
+    limit: int
+    multiplier: int
+    starter: int = 0
+    gin_seats: int = 0
+    marjj: int = 0
+    knock_turns: tuple[int, int] = ALWAYS
+    late_at: tuple[int, int] = (0, 0)
 
 
 def marjj_take(hand: int, top: int, memo: Memo) -> bool:
@@ -45,97 +67,6 @@ def marjj_take(hand: int, top: int, memo: Memo) -> bool:
     return left < memo.deadwood(ten & ~(1 << top)) + VALUES[top]
 
 
-def playout(
-    hands: list[int],
-    stock: list[int],
-    pile: list[int],
-    to_act: int,
-    phase: int,
-    taken: int,
-    rules: Rules,
-    limit: int,
-    multiplier: int,
-    knock_at: tuple[int, int],
-    passes: int = 0,
-    starter: int = 0,
-    stock_only: bool = False,
-    memo: Memo | None = None,
-    turns: int = 0,
-    gin_seats: int = 0,
-    marjj: int = 0,
-    knock_turns: tuple[int, int] = ALWAYS,
-    late_at: tuple[int, int] = (0, 0),
-) -> int:
-    """Play to the end; returns seat 0's points minus seat 1's for the hand.
-
-    ``rules``, ``limit`` and ``multiplier`` are the hand's rules object, knock limit and score
-    multiplier. ``stock`` is top-last, ``pile`` top-last; both lists are consumed. ``knock_at[s]``
-    is the deadwood at or below which seat ``s`` knocks (gin always; never above ``limit``).
-    ``stock_only``: the first draw must come from the stock (after two passes, or to value
-    drawing from it). ``turns``: the plain discards already made in this hand (at
-    :data:`~server.rules.hand.TURN_LIMIT` the hand is dead, as in the engine). Mutates ``hands``;
-    :func:`play_hand` tells how the hand ended. ``gin_seats``, ``marjj``, ``knock_turns`` and
-    ``late_at``: the seats' policies (see the module's docstring).
-    """
-    knocker, net = play_hand(
-        hands,
-        stock,
-        pile,
-        to_act,
-        phase,
-        taken,
-        rules,
-        limit,
-        multiplier,
-        knock_at,
-        passes,
-        starter,
-        stock_only,
-        memo,
-        turns,
-        gin_seats,
-        marjj,
-        knock_turns,
-        late_at,
-    )
-    return net if knocker == 0 else -net
-
-
-def marjj_playout(
-    hands: list[int],
-    stock: list[int],
-    pile: list[int],
-    to_act: int,
-    rules: Rules,
-    limit: int,
-    multiplier: int,
-    knock_at: tuple[int, int],
-    marjj: int,
-    memo: Memo,
-    knock_turns: tuple[int, int] = ALWAYS,
-    late_at: tuple[int, int] = (0, 0),
-) -> int:
-    """:func:`playout` from ``to_act``'s draw, the seats in ``marjj`` drawing by MARJJ's rule
-    and throwing as a gin player (Hard's ``playout_model``)."""
-    return playout(
-        hands,
-        stock,
-        pile,
-        to_act,
-        DRAW,
-        -1,
-        rules,
-        limit,
-        multiplier,
-        knock_at,
-        memo=memo,
-        gin_seats=marjj,
-        marjj=marjj,
-        knock_turns=knock_turns,
-        late_at=late_at,
-    )
-
-
 def _takes(hand: int, top: int, limit: int, memo: Memo, like: int) -> bool:
     return marjj_take(hand, top, memo) if like else greedy_take(hand, top, limit, memo)
 
@@ -147,27 +78,31 @@ def play_hand(
     to_act: int,
     phase: int,
     taken: int,
-    rules: Rules,
-    limit: int,
-    multiplier: int,
     knock_at: tuple[int, int],
+    settings: PlayoutSettings,
+    memo: Memo,
     passes: int = 0,
-    starter: int = 0,
     stock_only: bool = False,
-    memo: Memo | None = None,
     turns: int = 0,
-    gin_seats: int = 0,
-    marjj: int = 0,
-    knock_turns: tuple[int, int] = ALWAYS,
-    late_at: tuple[int, int] = (0, 0),
 ) -> tuple[int, int]:
-    """:func:`playout`, telling who knocked: (knocker, its points; negative when undercut), or
-    (-1, 0) for a dead hand (the stock down to two cards, or the hand's turn limit). ``hands`` is
-    left as the hand ended (the knocker's ten cards)."""
-    if memo is None:
-        memo = Memo()
+    """Play one world's hand to the end: (knocker, its points; negative when undercut), or
+    (-1, 0) for a dead hand (the stock down to two cards, or the hand's turn limit).
+
+    The world's state: ``hands`` (mutated: left as the hand ended, the knocker's ten cards),
+    ``stock`` and ``pile`` (both top-last, both consumed), the seat ``to_act`` in ``phase``
+    (having taken ``taken`` from the pile, or -1), ``passes`` of the upcard so far,
+    ``stock_only`` (the first draw must come from the stock: after two passes, or to value
+    drawing from it) and ``turns``, the plain discards already made in this hand (at
+    :data:`~server.rules.hand.TURN_LIMIT` the hand is dead, as in the engine). ``knock_at[s]``:
+    the deadwood at or below which seat ``s`` knocks in this world (gin always; never above the
+    limit). ``settings``: what the decision's playouts share; ``memo``: its deadwood answers.
+    """
+    limit = settings.limit
+    marjj = settings.marjj
+    gin_seats = settings.gin_seats
+    late_at = settings.late_at
     best: tuple[tuple[int, int], ...] = ()  # the greedy discards after a draw from the stock
-    left = [knock_turns[0], knock_turns[1]]  # each seat's turns left to knock at knock_at
+    left = list(settings.knock_turns)  # each seat's turns left to knock at knock_at
     while True:
         s = to_act
         if phase == UPCARD:
@@ -180,7 +115,7 @@ def play_hand(
             if passes == 1:
                 to_act = 1 - s
             else:
-                to_act = starter
+                to_act = settings.starter
                 phase = DRAW
                 stock_only = True
             continue
@@ -204,7 +139,7 @@ def play_hand(
             card, dw = greedy_discard(hands[s], taken, memo)
         if dw <= (knock_at[s] if left[s] > 0 else late_at[s]) or dw == 0:
             hands[s] &= ~(1 << card)
-            return s, settle_points(hands[s], hands[1 - s], rules, limit, multiplier)
+            return s, settle_points(hands[s], hands[1 - s], settings.rules, limit, settings.multiplier)
         if gin_seats >> s & 1:
             card = gin_thrown_card(hands[s], 1 << taken if taken >= 0 else 0)
         hands[s] &= ~(1 << card)

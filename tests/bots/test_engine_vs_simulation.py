@@ -17,7 +17,7 @@ from collections import Counter
 
 import pytest
 
-from server.bots.rollout import UPCARD, play_hand
+from server.bots.rollout import UPCARD, PlayoutSettings, play_hand
 from server.bots.sim import Memo, deadwood, greedy_discard, greedy_take, settle_points
 from server.rules import RULES, Discard, Draw, Knock, Pass, Phase, ResultKind, Source, TakeUpcard, deal
 from server.rules.cards import DECK
@@ -58,12 +58,9 @@ def sim_result(h, knock_at: tuple[int, int]) -> tuple[ResultKind, int | None, in
         h.to_act,
         UPCARD,
         -1,
-        h.rules,
-        h.knock_limit,
-        h.multiplier,
         knock_at,
-        starter=h.starter,
-        memo=Memo(),
+        PlayoutSettings(h.rules, h.knock_limit, h.multiplier, starter=h.starter),
+        Memo(),
     )
     if knocker < 0:
         return ResultKind.DEAD, None, 0

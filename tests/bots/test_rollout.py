@@ -7,7 +7,7 @@ import random
 
 from server.bots.hard import HardBot
 from server.bots.marjj_plus import marjj_plus_values
-from server.bots.rollout import marjj_playout, marjj_take
+from server.bots.rollout import DRAW, PlayoutSettings, marjj_take, play_hand
 from server.bots.sim import Memo, greedy_take, settle_points
 from server.rules import RULES, SeatView
 from server.rules.cards import Card
@@ -44,14 +44,18 @@ def test_marjj_take_takes_only_a_card_that_melds_never_one_that_only_lets_it_kno
     assert not marjj_take(NINE_AND_KD, idx("Qd"), memo)
 
 
-def test_marjj_playout_plays_the_marjj_seats_draw_rule() -> None:
+def test_a_marjj_seat_in_a_playout_plays_the_marjj_draw_rule() -> None:
     rules = RULES["house"]
 
     def play(marjj: int) -> int:
         # Seat 0 to draw, Ac on the pile, three cards in the stock (Qh on top): after one discard
         # from the stock the hand is dead.
         stock = [idx("2h"), idx("3h"), idx("Qh")]
-        return marjj_playout([NINE_AND_KD, OTHER], stock, [idx("Ac")], 0, rules, 10, 1, (5, 0), marjj, Memo())
+        settings = PlayoutSettings(rules, 10, 1, gin_seats=marjj, marjj=marjj)
+        knocker, points = play_hand(
+            [NINE_AND_KD, OTHER], stock, [idx("Ac")], 0, DRAW, -1, (5, 0), settings, Memo()
+        )
+        return points if knocker == 0 else -points
 
     # Greedy: it takes Ac, throws Kd and knocks with 1.
     knocked = NINE_AND_KD | 1 << idx("Ac")
@@ -85,7 +89,7 @@ def test_playout_model_changes_the_simulated_values_and_only_when_set() -> None:
 
 
 def test_knock_turns_end_a_seats_knocking_short_of_gin_and_late_at_takes_over() -> None:
-    from server.bots.rollout import DISCARD, play_hand
+    from server.bots.rollout import DISCARD
 
     rules = RULES["house"]
     # Seat 0 holds 11 cards and throws Ks to keep 2 of deadwood (2s); the stock has two cards
@@ -95,9 +99,8 @@ def test_knock_turns_end_a_seats_knocking_short_of_gin_and_late_at_takes_over() 
     def knocker(knock_turns: tuple[int, int], late_at: tuple[int, int] = (0, 0)) -> int:
         stock = [idx("Tc"), idx("Td")]
         hands = [low, OTHER]
-        who, _ = play_hand(
-            hands, stock, [], 0, DISCARD, -1, rules, 10, 1, (10, 10), knock_turns=knock_turns, late_at=late_at
-        )
+        settings = PlayoutSettings(rules, 10, 1, knock_turns=knock_turns, late_at=late_at)
+        who, _ = play_hand(hands, stock, [], 0, DISCARD, -1, (10, 10), settings, Memo())
         return who
 
     assert knocker((1, 0)) == 0  # within its turns: it knocks at 10

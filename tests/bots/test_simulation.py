@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from server.bots.knowledge import Knowledge, meld_partners
-from server.bots.rollout import UPCARD, playout
+from server.bots.rollout import UPCARD, PlayoutSettings, play_hand
 from server.bots.sim import Memo, deadwood, settle_points, thrown_card
 from server.rules import RULES, Card, deal
 from server.rules.cards import DECK, parse_cards, to_mask
@@ -100,8 +100,9 @@ def test_meld_partners_lists_sets_and_runs_around_a_card() -> None:
 def test_playouts_end_and_score_within_the_games_bounds() -> None:
     for seed in range(50):
         h = deal(RULES["house"], starter=0, seed=f"playout:{seed}")
-        pts = playout(
-            list(h.hands), list(h.stock), list(h.discard_pile), 0, UPCARD, -1, RULES["house"], 10, 1, (10, 10)
+        settings = PlayoutSettings(RULES["house"], 10, 1)
+        _, pts = play_hand(
+            list(h.hands), list(h.stock), list(h.discard_pile), 0, UPCARD, -1, (10, 10), settings, Memo()
         )
         assert -123 <= pts <= 123
 
@@ -150,7 +151,7 @@ def test_the_sampled_opponent_throws_the_card_leaving_least_deadwood_keeping_kno
 
 
 def test_a_gin_seat_in_a_playout_keeps_its_pair_and_still_knocks_when_it_can() -> None:
-    from server.bots.rollout import DISCARD, play_hand
+    from server.bots.rollout import DISCARD
 
     rules = RULES["house"]
     # Seat 0 holds 11 cards: Ac2c3c 4d5d6d melded, 7h8h a partial, Kh Ks a pair, Qd lone.
@@ -162,9 +163,8 @@ def test_a_gin_seat_in_a_playout_keeps_its_pair_and_still_knocks_when_it_can() -
     def thrown(gin_seats: int) -> int:
         # Two stock cards left: the hand is dead right after seat 0's discard.
         pile: list[int] = []
-        knocker, _ = play_hand(
-            [hand, other], list(stock), pile, 0, DISCARD, -1, rules, 10, 1, (10, 10), gin_seats=gin_seats
-        )
+        settings = PlayoutSettings(rules, 10, 1, gin_seats=gin_seats)
+        knocker, _ = play_hand([hand, other], list(stock), pile, 0, DISCARD, -1, (10, 10), settings, Memo())
         assert knocker == -1
         return pile[-1]
 
@@ -173,5 +173,6 @@ def test_a_gin_seat_in_a_playout_keeps_its_pair_and_still_knocks_when_it_can() -
     assert thrown(2) in {card["Kh"], card["Ks"]}  # seat 1 is the gin player, not seat 0
     # When the least-deadwood discard lets it knock, the gin seat knocks with it.
     low = to_mask(parse_cards("Ac 2c 3c 4d 5d 6d 7h 8h 9h Ks 2s"))
-    knocker, _ = play_hand([low, other], list(stock), [], 0, DISCARD, -1, rules, 10, 1, (10, 10), gin_seats=1)
+    settings = PlayoutSettings(rules, 10, 1, gin_seats=1)
+    knocker, _ = play_hand([low, other], list(stock), [], 0, DISCARD, -1, (10, 10), settings, Memo())
     assert knocker == 0
