@@ -100,7 +100,7 @@ def play_hand(
     limit = settings.limit
     marjj = settings.marjj
     gin_seats = settings.gin_seats
-    late_at = settings.late_at
+    late_at = (min(settings.late_at[0], limit), min(settings.late_at[1], limit))  # never above it
     best: tuple[tuple[int, int], ...] = ()  # the greedy discards after a draw from the stock
     left = list(settings.knock_turns)  # each seat's turns left to knock at knock_at
     while True:

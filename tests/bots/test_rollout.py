@@ -135,3 +135,16 @@ def test_draw_search_keeps_a_card_that_completes_a_meld_and_is_deterministic() -
         assert bot.choose(view) == Draw(Source.DISCARD)
     picks = [make_bot("hard", 7, worlds=16, draw_search=1, draw_margin=m).choose(view) for m in (1, 1)]
     assert picks[0] == picks[1]
+
+
+def test_a_late_knock_above_the_hands_limit_knocks_only_within_it() -> None:
+    # Seat 0 holds deadwood 10 (Kd) with a limit of 5 and a late knock of 10 (playout_knock's
+    # bit 2 under a low upcard): past its knock window it must not knock over the limit (the
+    # settlement refuses such a knock); it plays on, and the hand dies in the stock.
+    rules = RULES["house"]
+    settings = PlayoutSettings(rules, 5, 1, knock_turns=(0, 0), late_at=(10, 10))
+    stock = [idx("2h"), idx("3h"), idx("Qh")]
+    knocker, points = play_hand(
+        [NINE_AND_KD, OTHER], stock, [idx("Qd")], 0, DRAW, -1, (5, 5), settings, Memo()
+    )
+    assert (knocker, points) == (-1, 0)
