@@ -71,7 +71,7 @@ def asyncapi_document() -> dict[str, Any]:
         "receiveHello": {
             "action": "receive",
             "channel": _CHANNEL,
-            "summary": "hello: answered by the seat's state (or an error, and a close for 4001/4004)",
+            "summary": "hello: answered by the seat's state (or an error, and a close for 4001/4004, or 1013 to try again)",
             "messages": [_ref("hello")],
             "reply": {"channel": _CHANNEL, "messages": [_ref("state"), _ref("error")]},
         },

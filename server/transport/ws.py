@@ -55,6 +55,8 @@ from .ws_out import (
 log = logging.getLogger("server.transport.ws")
 
 CLOSE_FORBIDDEN_ORIGIN = 1008
+CLOSE_TRY_AGAIN = 1013
+"""A hello the server could not answer now (``unavailable``): reconnect after a pause."""
 CLOSE_UNAUTHORIZED = 4001
 CLOSE_UNKNOWN_MATCH = 4004
 CLOSE_ABUSE = 4008
@@ -186,9 +188,23 @@ class Connection(Outgoing):
             else:
                 log.exception("message failed", extra={"match_id": match_id})
             msg_id = message.id if isinstance(message, Act) else None
-            self.error(Unavailable("the server could not handle this message now; try again"), msg_id)
+            unavailable = Unavailable("the server could not handle this message now; try again")
+            if isinstance(message, Hello):
+                return await self._hello_failed(unavailable)
+            self.error(unavailable, msg_id)
             return self._tolerable()
         return True  # pragma: no cover (the decoder admits nothing else)
+
+    async def _hello_failed(self, e: Unavailable) -> bool:
+        """A hello the server could not answer now (its database busy, say, with every player
+        coming back at once after a restart). A socket bound to no match yet is closed with
+        1013 (try again later), so the client reconnects with its backoff; left open, it would
+        wait for a state that never comes until the hello deadline closed it as unauthorized."""
+        self.error(e)
+        if self.live is not None:
+            return self._tolerable()  # still bound to the match it said hello to before
+        await self.close(CLOSE_TRY_AGAIN, "try again later")
+        return False
 
     def _tolerable(self) -> bool:
         return self.errors_in_a_row < self.settings.limits.ws_max_errors
@@ -204,6 +220,8 @@ class Connection(Outgoing):
             self.error(e)
             await self.close(CLOSE_UNAUTHORIZED, "unauthorized")
             return False
+        except Unavailable as e:
+            return await self._hello_failed(e)
         except ServiceError as e:
             self.error(e)
             return self._tolerable()

@@ -94,6 +94,7 @@ def test_the_documented_close_codes_are_the_servers():
         ws.CLOSE_UNKNOWN_MATCH,
         ws.CLOSE_ABUSE,
         ws.CLOSE_SLOW_CONSUMER,
+        ws.CLOSE_TRY_AGAIN,
     }
     assert documented == used
 

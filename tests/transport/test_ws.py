@@ -4,6 +4,7 @@ close codes, watchers, presence, leaving and coming back, and shutdown."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 
 import pytest
 from aiohttp import WSMsgType
@@ -408,6 +409,42 @@ async def test_a_database_failure_is_unavailable_and_the_act_can_be_sent_again(m
     await mover.act({"kind": "pass"}, version=version, id="retry-me")
     ack = await mover.recv_until("ack")
     assert ack == {"type": "ack", "id": "retry-me", "version": version + 1}
+
+
+@pytest.mark.parametrize("failure", ["database", "shutting down"])
+async def test_a_hello_the_server_cannot_answer_now_is_closed_1013_to_be_tried_again(
+    make_client, monkeypatch, failure
+):
+    # After a restart every player says hello at once; one whose hello fails must reconnect
+    # (with its backoff), not wait for a state that never comes until the hello deadline
+    # closes it as unauthorized (4001, which a browser takes for a bad link and stops).
+    from sqlalchemy.exc import OperationalError
+
+    from server.service.errors import Unavailable
+    from server.transport.keys import SERVICE
+
+    client = await make_client()
+    ada = await new_player(client)
+    m = await new_match(client, ada)
+    service = client.app[SERVICE]
+    real_open = service.open
+    failures = iter([True])
+
+    async def flaky_open(*args, **kwargs):
+        if next(failures, False):
+            if failure == "database":
+                raise OperationalError("SELECT", {}, sqlite3.OperationalError("database is locked"))
+            raise Unavailable("the server is shutting down")
+        return await real_open(*args, **kwargs)
+
+    monkeypatch.setattr(service, "open", flaky_open)
+    sock = await Socket.connect(client)
+    assert (await sock.hello(m["match_id"], ada["token"]))["code"] == "unavailable"
+    msg = await sock.ws.receive(timeout=10)
+    assert msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSED)
+    assert sock.ws.close_code == 1013
+    again = await Socket.connect(client)
+    assert (await again.hello(m["match_id"], ada["token"]))["type"] == "state"
 
 
 async def test_a_client_that_stops_reading_is_closed_1011_instead_of_buffered_without_bound():

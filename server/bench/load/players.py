@@ -18,6 +18,7 @@ import aiohttp
 
 from server.bench.load.clients import _decode, _encode
 from server.bench.load.figures import PhaseStats
+from server.transport.ws import CLOSE_TRY_AGAIN
 
 
 def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
@@ -99,6 +100,8 @@ class Player:
         self.reconnect_for = 0.0
         """Seconds to keep trying to reconnect (0: a dropped socket is a failure)."""
         self.reconnects = 0
+        self.tries = 0
+        """Hellos closed with 1013 in a row (:meth:`_back_off`)."""
         self.acks_by_phase: Counter[str] = Counter()
         self.deflate = True
         """Offer permessage-deflate on the socket, as browsers do (the server decides)."""
@@ -181,6 +184,8 @@ class Player:
             now = time.perf_counter()
             if msg.type not in (aiohttp.WSMsgType.TEXT, aiohttp.WSMsgType.BINARY):
                 if self.reconnect_for > 0 and not control.stopping:
+                    if ws.close_code == CLOSE_TRY_AGAIN:
+                        await self._back_off()
                     await self._reconnect()
                     continue
                 raise ConnectionError(f"socket closed ({msg.type.name}, {ws.close_code})")
@@ -215,6 +220,7 @@ class Player:
                 continue
             if kind != "state":
                 continue
+            self.tries = 0
             view = data["view"]
             if view["match_id"] != self.match_id:
                 continue  # a late state of the previous match
@@ -260,6 +266,14 @@ class Player:
                 if self.reconnect_for <= 0:
                     raise
                 await self._reconnect()
+
+    async def _back_off(self) -> None:
+        """Before reconnecting after a hello the server could not answer (close 1013), as the
+        browser client does: 0.5 s, 1 s, 2 s ... up to 10 s, each halved at random so that
+        thousands of players coming back at once spread out."""
+        base = min(10.0, 0.5 * 2**self.tries)
+        self.tries += 1
+        await asyncio.sleep(base / 2 + self.rng.random() * base / 2)
 
     async def _survive(self, step: Callable[[], Awaitable[None]]) -> None:
         """Run ``step()``; while reconnecting is allowed, a server that is down (or restarting)
