@@ -42,6 +42,20 @@ class Subscriber(Protocol):
     def deliver(self, update: SeatUpdate) -> None: ...
 
 
+class MatchLock(asyncio.Lock):
+    """asyncio's lock, minus what it keeps once anyone has waited for it: a deque of waiters
+    (a 64-slot block, over 600 bytes) for as long as the lock lives. A live match's lock is
+    waited for whenever the computer's reply queues behind the human's action, and lives as
+    long as the match; here the empty deque goes at the release that leaves nobody waiting
+    (the next waiter makes a new one)."""
+
+    def release(self) -> None:
+        super().release()
+        waiters = self._waiters
+        if waiters is not None and not waiters:
+            self._waiters = None
+
+
 @dataclass(eq=False, slots=True)
 class LiveMatch:
     """A match held in memory: its row, its rebuilt state and who is listening."""
@@ -53,7 +67,7 @@ class LiveMatch:
     """Per seat, each client id of an applied action: the version it was answered with and the
     action (a repeated id is a retry only with the same action)."""
     bot: Any = None
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    lock: asyncio.Lock = field(default_factory=MatchLock)
     subscribers: set[Subscriber] = field(default_factory=set)
     bot_task: asyncio.Task[None] | None = None
     pace: str = DEFAULT_PACE
