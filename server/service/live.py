@@ -47,7 +47,8 @@ class MatchLock(asyncio.Lock):
     (a 64-slot block, over 600 bytes) for as long as the lock lives. A live match's lock is
     waited for whenever the computer's reply queues behind the human's action, and lives as
     long as the match; here the empty deque goes at the release that leaves nobody waiting
-    (the next waiter makes a new one)."""
+    (the next waiter makes a new one, as asyncio's own does the first time: its ``_waiters``
+    is None until then, in every Python this runs on; ``tests/service/test_match_lock.py``)."""
 
     def release(self) -> None:
         super().release()
@@ -304,8 +305,8 @@ def _extend(live: LiveMatch, meta: MatchMeta, actions: list[StoredAction]) -> bo
         return False
     live.meta = meta
     live.seq += len(actions)
-    for seat, more in zip(live.answers, answers(actions), strict=True):
-        seat.update(more)
+    for held, more in zip(live.answers, answers(actions), strict=True):
+        held.update(more)
     live.timeouts |= timeouts(actions)
     return True
 

@@ -243,10 +243,10 @@ def _chunks(rows: list[Any], width: int, limit: int) -> list[list[Any]]:
     """``rows`` of ``width`` parameters each, cut so no statement binds more than ``limit``, and
     into few distinct lengths: while more than :data:`EXACT_ROWS` are left, the largest power of
     two that fits (or the bound's cut), then the rest as it is. A prepared statement grows with
-    its rows (about 1 KB a row for each of the three kinds) and the sqlite3 module keeps each one its connection ran:
-    with a statement for every batch size, the writer's cache held 6.7 MB at 1,000 live matches
-    (up to about 60 MB at its 800 statements); now at most a few dozen, about 1 MB, at the cost
-    of a statement or two more for a batch of over 16 changes.
+    its rows (about 1 KB a row) and the sqlite3 module keeps each one its connection ran: with a
+    statement for every batch size, the writer's cache held 6.7 MB at 1,000 live matches (up to
+    about 60 MB at its 800 statements); now at most a few dozen, about 1 MB, at the cost of a
+    statement or two more for a batch of over 16 changes.
 
     >>> [len(c) for c in _chunks(list(range(100)), 1, 1000)]
     [64, 32, 4]
