@@ -12,7 +12,8 @@ state.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .actions import Action
@@ -55,20 +56,71 @@ FORFEITS = ("resign", "timeout", "abandoned")
 decides when), or it left and the other seat claimed the match."""
 
 
-@dataclass(slots=True)
 class HandLog:
-    """One hand of the match record: who started, the deal and every action, in order."""
+    """One hand of the match record: who started, the deal and every action, in order.
 
-    number: int
-    starter: int
-    seed: str
-    """The hand's seed: secret while the hand is in play (reveal it only once it is over)."""
-    hands: tuple[tuple[Card, ...], tuple[Card, ...]]
-    upcard: Card
-    stock: tuple[Card, ...]  # top first
-    actions: list[tuple[int, Action]] = field(default_factory=list)
-    commitment: str | None = None
-    """The hash of ``seed`` shown from the start of the hand (``None``: a legacy deal)."""
+    A live match keeps the log of every hand it has dealt, so the deal is held as card numbers,
+    one byte each (about 90 bytes, where tuples of cards took about 580), and given back as
+    cards: ``hands`` (each seat's, in card order), ``upcard`` and ``stock`` (top first)."""
+
+    __slots__ = ("_deal", "actions", "commitment", "number", "seed", "starter")
+
+    def __init__(
+        self,
+        number: int,
+        starter: int,
+        seed: str,
+        hands: tuple[Sequence[Card], Sequence[Card]],
+        upcard: Card,
+        stock: Sequence[Card],
+        actions: list[tuple[int, Action]] | None = None,
+        commitment: str | None = None,
+    ) -> None:
+        self.number = number
+        self.starter = starter
+        self.seed = seed
+        """The hand's seed: secret while the hand is in play (reveal it only once it is over)."""
+        first, second = hands
+        # Both hands' sizes first, then the cards: hands, upcard, stock.
+        self._deal = bytes((len(first), len(second), *(c.index for c in (*first, *second, upcard, *stock))))
+        self.actions: list[tuple[int, Action]] = [] if actions is None else actions
+        self.commitment = commitment
+        """The hash of ``seed`` shown from the start of the hand (``None``: a legacy deal)."""
+
+    @property
+    def hands(self) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
+        deal, first = self._deal, 2 + self._deal[0]
+        return tuple(DECK[i] for i in deal[2:first]), tuple(DECK[i] for i in deal[first : first + deal[1]])
+
+    @property
+    def upcard(self) -> Card:
+        return DECK[self._deal[2 + self._deal[0] + self._deal[1]]]
+
+    @property
+    def stock(self) -> tuple[Card, ...]:
+        """The stock as dealt, top first."""
+        return tuple(DECK[i] for i in self._deal[3 + self._deal[0] + self._deal[1] :])
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, HandLog):
+            return NotImplemented
+        return (self.number, self.starter, self.seed, self._deal, self.actions, self.commitment) == (
+            other.number,
+            other.starter,
+            other.seed,
+            other._deal,
+            other.actions,
+            other.commitment,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable (its actions grow), as before
+
+    def __repr__(self) -> str:
+        return (
+            f"HandLog(number={self.number!r}, starter={self.starter!r}, seed={self.seed!r}, "
+            f"hands={self.hands!r}, upcard={self.upcard!r}, stock={self.stock!r}, "
+            f"actions={self.actions!r}, commitment={self.commitment!r})"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,9 +143,36 @@ class MatchView:
         return self.results[-1] if self.results else None
 
 
+_LOGGED: dict[Action, tuple[tuple[int, Action], tuple[int, Action]]] = {}
+"""Per action (at most the 108 there are), its entry in a hand's log for each seat, built once:
+a live match's log then holds a reference per action, not a tuple of its own (56 bytes)."""
+
+
+def _logged(seat: int, action: Action) -> tuple[int, Action]:
+    pairs = _LOGGED.get(action)
+    if pairs is None:
+        pairs = _LOGGED[action] = ((0, action), (1, action))
+    return pairs[seat]
+
+
 class MatchState:
     """A match in play; ``apply`` plays an action in the current hand and deals the next hand
     when one ends, until a seat reaches the target."""
+
+    __slots__ = (
+        "deal",
+        "first_starter",
+        "hand",
+        "hands_won",
+        "log",
+        "outcome",
+        "resigned",
+        "results",
+        "rules",
+        "scheme",
+        "scores",
+        "seed",
+    )
 
     def __init__(
         self, rules: Rules, seed: int | str, first_starter: int | None = None, deal: str = DEFAULT_DEAL
@@ -138,9 +217,9 @@ class MatchState:
                 number,
                 starter,
                 seed,
-                (tuple(from_mask(hand.hands[0])), tuple(from_mask(hand.hands[1]))),
+                (from_mask(hand.hands[0]), from_mask(hand.hands[1])),
                 hand.upcard,
-                tuple(hand.stock_order()),
+                hand.stock_order(),
                 commitment=self.scheme.commitment(seed),
             )
         )
@@ -160,7 +239,7 @@ class MatchState:
             raise IllegalActionError("the match is over")
         acting = self.hand.to_act
         self.hand.apply(action, seat)
-        self.log[-1].actions.append((acting, action))
+        self.log[-1].actions.append(_logged(acting, action))
         if self.hand.is_over:
             self._finish_hand()
         return self

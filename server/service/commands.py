@@ -325,11 +325,11 @@ class Commands:
         def answered(live: LiveMatch) -> int | None:
             """The version a repeated id was answered with; IdReused when it stood for another
             action."""
-            if client_id is None or (seat, client_id) not in live.acks:
+            answer = None if client_id is None else live.answers[seat].get(client_id)
+            if answer is None:
                 return None
-            before = live.acted.get((seat, client_id))
-            if before is not None and _same_action(before, parsed):
-                return live.acks[(seat, client_id)]
+            if answer[1] == parsed:
+                return answer[0]
             raise IdReused(f"the id {client_id!r} was already used for another action")
 
         async def body(live: LiveMatch) -> tuple[int, bool]:
@@ -353,9 +353,6 @@ class Commands:
                 raise StaleVersion(f"the match is at version {meta.version}, not {version}")
             if live.state.to_act != seat:
                 raise NotYourTurn(f"it is seat {live.state.to_act}'s turn")
-            if client_id is not None:
-                # Before the write: once it lands, the ack and this agree.
-                live.acted[(seat, client_id)] = parsed.to_wire()
             await self.writer.apply(live, seat, parsed, client_id, on_commit)
             return live.meta.version, False
 
@@ -364,10 +361,3 @@ class Commands:
         except ServiceError as e:
             self.metrics.action_errors.labels(e.code).inc()
             raise
-
-
-def _same_action(stored: dict[str, Any], action: Action) -> bool:
-    try:
-        return Action.from_wire(stored) == action
-    except RulesError:
-        return False

@@ -26,6 +26,13 @@ from .timecontrol import timed_out
 log = logging.getLogger("server.service")
 
 
+Answers = tuple[dict[str, tuple[int, Action]], dict[str, tuple[int, Action]]]
+"""Per seat: each client id of an applied action -> (the version it produced, the action). The
+id is the key as the client sent it and the action one of the rules' shared values, so an
+action costs its match one small tuple (a key tuple and a wire dict cost four times that, and a
+match holds every id until it ends: ``docs/protocol.md``, ``act``)."""
+
+
 class Subscriber(Protocol):
     """A connection listening to a match (the transport's WebSocket). ``deliver`` must not block:
     it frames the update at once and queues it for sending."""
@@ -35,6 +42,21 @@ class Subscriber(Protocol):
     def deliver(self, update: SeatUpdate) -> None: ...
 
 
+class MatchLock(asyncio.Lock):
+    """asyncio's lock, minus what it keeps once anyone has waited for it: a deque of waiters
+    (a 64-slot block, over 600 bytes) for as long as the lock lives. A live match's lock is
+    waited for whenever the computer's reply queues behind the human's action, and lives as
+    long as the match; here the empty deque goes at the release that leaves nobody waiting
+    (the next waiter makes a new one, as asyncio's own does the first time: its ``_waiters``
+    is None until then, in every Python this runs on; ``tests/service/test_match_lock.py``)."""
+
+    def release(self) -> None:
+        super().release()
+        waiters = self._waiters
+        if waiters is not None and not waiters:
+            self._waiters = None
+
+
 @dataclass(eq=False, slots=True)
 class LiveMatch:
     """A match held in memory: its row, its rebuilt state and who is listening."""
@@ -42,14 +64,11 @@ class LiveMatch:
     meta: MatchMeta
     state: MatchState
     seq: int
-    acks: dict[tuple[int, str], int]
-    """The version each (seat, client id) was answered with."""
-    acted: dict[tuple[int, str], dict[str, Any]] = field(default_factory=dict)
-    """The wire action each (seat, client id) was last given with (a key without an ack is an
-    attempt that did not land and means nothing): a repeated id is a retry only with the same
-    action."""
+    answers: Answers = field(default_factory=lambda: ({}, {}))
+    """Per seat, each client id of an applied action: the version it was answered with and the
+    action (a repeated id is a retry only with the same action)."""
     bot: Any = None
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    lock: asyncio.Lock = field(default_factory=MatchLock)
     subscribers: set[Subscriber] = field(default_factory=set)
     bot_task: asyncio.Task[None] | None = None
     pace: str = DEFAULT_PACE
@@ -122,7 +141,7 @@ class MatchCache:
 
     def new(self, meta: MatchMeta, state: MatchState) -> LiveMatch:
         """Hold a match just created (no actions yet)."""
-        return self.remember(LiveMatch(meta, state, 0, {}, bot=self.make_bot(meta)))
+        return self.remember(LiveMatch(meta, state, 0, bot=self.make_bot(meta)))
 
     async def get(self, match_id: str) -> LiveMatch:
         """The live match, loaded and rebuilt from the store if it is not in memory (one load
@@ -142,7 +161,7 @@ class MatchCache:
             if loaded is None:
                 raise NotFound(f"no match {match_id!r}")
             meta, actions = loaded
-            live = LiveMatch(meta, replay(meta, actions), len(actions), acks(actions), acted(actions))
+            live = LiveMatch(meta, replay(meta, actions), len(actions), answers(actions))
             live.timeouts = timeouts(actions)
             live.bot = self.make_bot(meta)
             self.remember(live)
@@ -167,8 +186,7 @@ class MatchCache:
         live.meta = meta
         live.state = replay(meta, actions)
         live.seq = len(actions)
-        live.acks = acks(actions)
-        live.acted = acted(actions)
+        live.answers = answers(actions)
         live.timeouts = timeouts(actions)
         live.stale = False
 
@@ -287,20 +305,19 @@ def _extend(live: LiveMatch, meta: MatchMeta, actions: list[StoredAction]) -> bo
         return False
     live.meta = meta
     live.seq += len(actions)
-    live.acks.update(acks(actions))
-    live.acted.update(acted(actions))
+    for held, more in zip(live.answers, answers(actions), strict=True):
+        held.update(more)
     live.timeouts |= timeouts(actions)
     return True
 
 
-def acks(actions: list[StoredAction]) -> dict[tuple[int, str], int]:
-    """The version each (seat, client id) was answered with."""
-    return {(a.seat, a.client_id): a.version for a in actions if a.client_id is not None}
-
-
-def acted(actions: list[StoredAction]) -> dict[tuple[int, str], dict[str, Any]]:
-    """The action each (seat, client id) stands for."""
-    return {(a.seat, a.client_id): a.action for a in actions if a.client_id is not None}
+def answers(actions: list[StoredAction]) -> Answers:
+    """Per seat, each client id's version and action."""
+    out: Answers = ({}, {})
+    for a in actions:
+        if a.client_id is not None:
+            out[a.seat][a.client_id] = (a.version, Action.from_wire(a.action))
+    return out
 
 
 def timeouts(actions: list[StoredAction]) -> set[int]:

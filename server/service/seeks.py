@@ -174,7 +174,7 @@ class Seeks:
                 alive_at=now,
             )
             match, state = self._match(record)
-            live = LiveMatch(match, state, 0, {})
+            live = LiveMatch(match, state, 0)
             self.writer.restamp(live, match, None)  # the clock runs from the pairing
             future: asyncio.Future[Pairing] = asyncio.get_running_loop().create_future()
             local = LocalSeek(

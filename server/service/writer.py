@@ -238,7 +238,7 @@ class Writer:
         if action is not None:
             live.seq = action.seq
             if action.client_id is not None:
-                live.acks[(action.seat, action.client_id)] = meta.version
+                live.answers[action.seat][action.client_id] = (meta.version, Action.from_wire(action.action))
                 if timed_out(action.client_id):
                     live.timeouts.add(action.seq)
         if finished:

@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections import Counter, deque
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -111,7 +111,7 @@ class Connection(Outgoing):
         self.live: LiveMatch | None = None
         self.errors_in_a_row = 0
         self.bucket = TokenBucket(self.settings.limits.ws_rate)
-        self.outbox = deque()
+        self.outbox = []
         self._flush = None
         self._slow = None
         self._room = None

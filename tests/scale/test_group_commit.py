@@ -98,11 +98,13 @@ async def test_on_sqlite_a_batch_is_a_few_statements_whatever_its_size(tmp_path)
         results = await asyncio.gather(*(store.commit(c) for c in changes))
         assert results == [True, False] + [True] * 78
         assert store.batches == batches + 1
-        # BEGIN, the versions, then at most 300 bound values a statement: 79 match rows of 18
-        # values (16 rows a statement: 5 statements), 79 actions of 7 (2), 8 hands of 9 (1); COMMIT.
+        # BEGIN, the versions of 80 matches (runs past 16 rows in powers of two: 64 + 16, 2), then
+        # at most 300 bound values a statement: 79 match rows of 18
+        # values (16 rows a statement: 5 statements), 79 actions of 7 (42 rows at most, then
+        # runs past 16 in powers of two: 42 + 32 + 5, 3), 8 hands of 9 (1); COMMIT.
         kinds = [s.split()[0] + (" " + s.split()[2] if s.startswith("INSERT") else "") for s in statements]
         assert kinds == [
-            "BEGIN", "SELECT", *["UPDATE"] * 5, *["INSERT actions"] * 2, "INSERT hands", "COMMIT"
+            "BEGIN", *["SELECT"] * 2, *["UPDATE"] * 5, *["INSERT actions"] * 3, "INSERT hands", "COMMIT"
         ], statements  # fmt: skip
         for i, m in enumerate(ms[2:], start=2):
             loaded, actions = await store.load_match(m.match_id)
@@ -344,3 +346,19 @@ async def test_a_batch_failing_because_the_store_is_locked_is_not_tried_change_b
     finally:
         await store.close()
         await engine.dispose()
+
+
+def test_batches_of_every_size_share_a_few_statement_lengths():
+    # The sqlite3 module keeps every statement its connection prepared (up to its cache's size),
+    # and a statement grows with its rows: one per batch size held tens of megabytes.
+    from server.storage.batch_sql import EXACT_ROWS, MAX_BATCH, MAX_STATEMENTS, _chunks
+
+    lengths: set[int] = set()
+    for n in range(1, MAX_BATCH + 1):
+        rows = list(range(n))
+        chunks = _chunks(rows, 7, 32766)
+        assert [r for c in chunks for r in c] == rows
+        assert len(chunks) <= 1 + max(0, n.bit_length() - EXACT_ROWS.bit_length() + 1)
+        lengths |= {len(c) for c in chunks}
+    assert lengths == set(range(1, EXACT_ROWS + 1)) | {32, 64, 128}
+    assert 4 * len(lengths) + 2 <= MAX_STATEMENTS  # four statements, BEGIN and COMMIT

@@ -19,7 +19,7 @@ def _live(n: int) -> LiveMatch:
         f"m_{n}", "house", "human", None, state.seed, 0, "active", 0,
         ["p_1", "p_2"], ["Ada", "Bo"], "", None, 1, [0, 0], [0, 0], None, None, None, now, now,
     )  # fmt: skip
-    return LiveMatch(meta, state, 0, {})
+    return LiveMatch(meta, state, 0)
 
 
 class _Socket:
