@@ -92,7 +92,8 @@ async def kill_and_restart(
             await asyncio.sleep(play_on)
 
             control.stopping = True
-            _, stuck = await asyncio.wait(tasks, timeout=15)
+            # A player may be in a pause of up to 1.5 x think before it sees the stop.
+            _, stuck = await asyncio.wait(tasks, timeout=15 + 1.5 * think)
             for t in stuck:
                 t.cancel()
             out["stuck_players"] = len(stuck)
