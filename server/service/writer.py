@@ -170,6 +170,8 @@ class Writer:
         stored = StoredAction(live.seq + 1, seat, action.to_wire(), client_id, meta.version, now)
         by = "computer" if meta.opponent == "computer" and seat == COMPUTER_SEAT else "human"
         await self.write(live, meta, stored, hands, on_commit)
+        if client_id is not None:  # committed: a repeat of the id is answered with this version
+            live.answers[seat][client_id] = (meta.version, action)
         self.metrics.actions.labels(action.kind, by).inc()
         # Per action: debug (at info these lines cost 5-8% of the CPU per move).
         log.debug(
@@ -237,10 +239,8 @@ class Writer:
         live.meta = meta
         if action is not None:
             live.seq = action.seq
-            if action.client_id is not None:
-                live.answers[action.seat][action.client_id] = (meta.version, Action.from_wire(action.action))
-                if timed_out(action.client_id):
-                    live.timeouts.add(action.seq)
+            if timed_out(action.client_id):  # before the fan-out: the seats' views mark it
+                live.timeouts.add(action.seq)
         if finished:
             reason = (meta.outcome or {}).get("reason", "target")
             self.metrics.matches_finished.labels(reason).inc()
