@@ -46,9 +46,9 @@ def is_write(statement: str) -> bool:
     return _WRITE.match(statement) is not None
 
 
-def install(engine: AsyncEngine) -> asyncio.Lock:
+def install(engine: AsyncEngine) -> None:
     """Give ``engine`` (a SQLite engine) its write lock: its connections take it before their
-    first write of a transaction. Returns the lock, for the group commit's writer."""
+    first write of a transaction (the group commit's writer finds it by :func:`write_lock`)."""
     sync = engine.sync_engine
     lock = _LOCKS[sync] = asyncio.Lock()
 
@@ -73,7 +73,6 @@ def install(engine: AsyncEngine) -> asyncio.Lock:
     event.listen(sync, "rollback", release)
     event.listen(sync.pool, "checkin", release_record)
     event.listen(sync.pool, "invalidate", release_record)
-    return lock
 
 
 def write_lock(engine: AsyncEngine) -> asyncio.Lock | None:

@@ -1,12 +1,13 @@
 """The scale mode of the load benchmark: ``python -m server.bench load --scale 100,1000,3000,10000``.
 
 For each number of live matches it starts a fresh server (SQLite in a temporary folder, on
-loopback; or ``--database postgres`` on a fresh database, with ``--servers N`` replicas), has load processes (:mod:`server.bench.load.scale_client`, at most
-``per_client`` players each) set the matches up against the computer, lets them play at a
-human pace (``think``, 5 s by default) and, after a warm-up, measures over a window of
-``duration`` seconds: server CPU per player action (with the computer's reply), ack latency,
-the collector's pauses over 20 ms (from ``/metrics``, timed with ``gc.callbacks``) and the
-server's memory per live match (RSS growth over the matches and their sockets).
+loopback; or ``--database postgres`` on a fresh database, with ``--servers N`` replicas), has
+load processes (:mod:`server.bench.load.scale_client`, at most ``per_client`` players each) set
+the matches up against the computer, lets them play at a human pace (``think``, 5 s by default)
+and, after a warm-up, measures over a window of ``duration`` seconds: server CPU per player
+action (with the computer's reply), ack latency, the collector's pauses over 20 ms (from
+``/metrics``, timed with ``gc.callbacks``) and the server's memory per live match (RSS growth
+over the matches and their sockets).
 
 With ``variants`` (``name:KEY=VALUE,...``; ``root=DIR`` runs the server from another checkout,
 any other key is an environment variable of the server) every level runs each variant in turn,
