@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import weakref
 
+import pytest
 from prometheus_client import CollectorRegistry
 
 from server.transport.gcwatch import GcWatch
@@ -122,3 +123,31 @@ def test_a_cycle_frozen_while_alive_is_freed_by_the_next_thaw_and_kept_without_o
             gc.collect()
     finally:
         gc.unfreeze()
+
+
+def test_a_collection_a_few_frames_short_of_the_recursion_limit_raises_nothing():
+    # As when the collector runs inside msgspec decoding JSON nested to the recursion limit:
+    # the callback is entered, but what it calls would overflow the stack.
+    registry = CollectorRegistry()
+    watch = GcWatch(registry)
+    watch("start", {"generation": 0})
+
+    def down(n: int) -> None:
+        if n > 0:
+            return down(n - 1)
+        watch("stop", {"generation": 0})
+        return None
+
+    reached = 0
+
+    def probe(n: int) -> None:
+        nonlocal reached
+        reached = n
+        probe(n + 1)
+
+    with pytest.raises(RecursionError):
+        probe(0)  # how many frames fit from here
+    for room in range(2, 40):  # from "only the callback's own frame fits" to "all of it fits"
+        down(reached - room)
+    # With room enough, the collections were timed as ever.
+    assert registry.get_sample_value("ginrummy_gc_pause_seconds_count", {"generation": "0"}) > 0
