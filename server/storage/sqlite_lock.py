@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import re
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import event
@@ -58,19 +59,35 @@ def install(engine: AsyncEngine) -> None:
             await_only(lock.acquire())
             conn.info[_HELD] = True
 
-    def release(conn: Connection, *_args: Any) -> None:
-        # An invalidated connection (a statement cancelled or broken half-way) has no info to
-        # ask; the pool's invalidate event below lets go of its lock.
-        if not conn.invalidated and conn.info.pop(_HELD, False):
-            lock.release()
-
     def release_record(_dbapi: Any, record: Any, *_args: Any) -> None:
         if record.info.pop(_HELD, False):
             lock.release()
 
+    def after(end: Callable[[Any], None]) -> Callable[[Any], None]:
+        def end_then_release(pooled: Any) -> None:
+            try:
+                end(pooled)
+            finally:
+                # Not every caller passes a pooled connection with its record's info (the
+                # dialect's first connect passes a bare one): those never held the lock.
+                try:
+                    info = pooled.info
+                except (AttributeError, NotImplementedError):
+                    info = {}
+                if info.pop(_HELD, False):
+                    lock.release()
+
+        return end_then_release
+
     event.listen(sync, "before_cursor_execute", before_execute)
-    event.listen(sync, "commit", release)
-    event.listen(sync, "rollback", release)
+    # Let go once SQLite's own COMMIT or ROLLBACK has run, not at SQLAlchemy's commit and
+    # rollback events: those come before it, and the next writer (the group commit's thread,
+    # say) would find the file still locked. The dialect is this engine's own.
+    dialect: Any = sync.dialect
+    dialect.do_commit = after(dialect.do_commit)
+    dialect.do_rollback = after(dialect.do_rollback)
+    # An invalidated connection (a statement cancelled or broken half-way) is never rolled
+    # back; one checked in holding the lock (it never ended its transaction) lets go there.
     event.listen(sync.pool, "checkin", release_record)
     event.listen(sync.pool, "invalidate", release_record)
 

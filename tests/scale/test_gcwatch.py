@@ -34,6 +34,24 @@ def test_every_collection_is_timed_and_a_slow_one_is_counted():
     assert count("ginrummy_gc_slow_pauses_cpu_total") == slow_cpu_before + 1
 
 
+def test_the_scale_benchmark_counts_slow_pauses_by_generation_from_the_metrics():
+    from prometheus_client import generate_latest
+
+    from server.bench.load.scale import _slow_by_generation
+    from server.bench.load.servers import parse_metrics
+
+    registry = CollectorRegistry()
+    watch = GcWatch(registry)
+    before = parse_metrics(generate_latest(registry).decode())
+    for generation, seconds in ((0, 0.001), (1, 0.03), (2, 0.5), (2, 0.019), (2, 0.021)):
+        watch._started = watch._started_cpu = -1.0
+        watch._observe("start", {"generation": generation})
+        watch._started -= seconds  # the collection started that long ago
+        watch._observe("stop", {"generation": generation})
+    after = parse_metrics(generate_latest(registry).decode())
+    assert _slow_by_generation(before, after) == {"0": 0, "1": 1, "2": 2}
+
+
 async def test_the_survivors_of_a_young_collection_are_frozen_on_the_loop_and_never_when_off():
     import asyncio
 

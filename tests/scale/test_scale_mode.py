@@ -34,7 +34,7 @@ async def test_the_scale_mode_runs_every_level_and_variant_and_prints_its_figure
     assert report["runs"][-1]["load_processes"] == 2
     text = format_scale(report)
     print(text)
-    for figure in ("cpu/action", "ack p50", "gc>20ms", "KB/match", "plain: CPU 6 -> 6"):
+    for figure in ("cpu/action", "ack p50", "gc>20ms", "by generation", "KB/match", "plain: CPU 6 -> 6"):
         assert figure in text
 
 

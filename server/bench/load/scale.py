@@ -200,6 +200,7 @@ async def run_level(matches: int, variant: Variant, opts: ScaleOptions, log_dir:
         "gc_pause_max_ms": 1000 * m1["ginrummy_gc_pause_max_seconds"] if "ginrummy_gc_pause_max_seconds" in m1 else None,
         "gc_slow_pauses_cpu": _delta(m0, m1, "ginrummy_gc_slow_pauses_cpu_total"),
         "gc_pause_max_cpu_ms": 1000 * m1["ginrummy_gc_pause_max_cpu_seconds"] if "ginrummy_gc_pause_max_cpu_seconds" in m1 else None,
+        "gc_slow_by_generation": _slow_by_generation(m0, m1),
         "commit_mean_ms": _mean_ms(m0, m1, "ginrummy_commit_seconds"),
         "action_mean_ms": _mean_ms(m0, m1, "ginrummy_action_seconds"),
         "kb_per_live_match": (rss_live - rss_before) / max(1.0, live) / 1024,
@@ -224,6 +225,17 @@ async def _metrics(servers: list[Server]) -> dict[str, float]:
 
 def _delta(m0: dict[str, float], m1: dict[str, float], name: str) -> float:
     return m1.get(name, 0.0) - m0.get(name, 0.0)
+
+
+def _slow_by_generation(m0: dict[str, float], m1: dict[str, float]) -> dict[str, int]:
+    """The window's pauses over 20 ms (wall time), by the generation collected: from the pause
+    histogram, its count less its 20 ms bucket."""
+    out = {}
+    for generation in ("0", "1", "2"):
+        count = _delta(m0, m1, f"ginrummy_gc_pause_seconds_count{{generation={generation}}}")
+        fast = _delta(m0, m1, f"ginrummy_gc_pause_seconds_bucket{{generation={generation},le=0.02}}")
+        out[generation] = round(count - fast)
+    return out
 
 
 def _mean_ms(m0: dict[str, float], m1: dict[str, float], name: str) -> float | None:
@@ -300,11 +312,16 @@ def format_run(r: dict[str, Any]) -> str:
         f"cores {_f(r['server_cores'], 2)}  ack p50 {_f(r['ack_p50_ms'])} p99 {_f(r['ack_p99_ms'])} "
         f"max {_f(r['ack_max_ms'])} ms  commit {_f(r.get('commit_mean_ms'))} ms  "
         f"gc>20ms {r['gc_slow_pauses']:.0f} (max {_f(r['gc_pause_max_ms'])} ms; "
-        f"by CPU time {_f(r.get('gc_slow_pauses_cpu'), 0)}, max {_f(r.get('gc_pause_max_cpu_ms'))} ms)  "
+        f"by CPU time {_f(r.get('gc_slow_pauses_cpu'), 0)}, max {_f(r.get('gc_pause_max_cpu_ms'))} ms; "
+        f"by generation {_generations(r.get('gc_slow_by_generation'))})  "
         f"{_f(r['kb_per_live_match'])} KB/match  load gen {_f(r['client_cores'], 2)} cores  "
         f"setup {r['setup_seconds']} s  "
         f"errors {sum(r['errors'].values())}"
     )
+
+
+def _generations(slow: dict[str, int] | None) -> str:
+    return "-" if not slow else "/".join(str(slow.get(g, 0)) for g in ("0", "1", "2"))
 
 
 def format_scale(report: dict[str, Any]) -> str:

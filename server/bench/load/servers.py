@@ -169,10 +169,14 @@ async def started_servers(
 
 async def scrape_metrics(url: str) -> dict[str, float]:
     """The server's /metrics as ``{name{labels}: value}`` (summed over label sets by name too)."""
+    async with aiohttp.ClientSession() as s, s.get(url + "/metrics") as r:
+        return parse_metrics(await r.text())
+
+
+def parse_metrics(text: str) -> dict[str, float]:
+    """Prometheus's text format as :func:`scrape_metrics` gives it."""
     from prometheus_client.parser import text_string_to_metric_families
 
-    async with aiohttp.ClientSession() as s, s.get(url + "/metrics") as r:
-        text = await r.text()
     out: dict[str, float] = {}
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
