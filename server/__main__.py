@@ -133,7 +133,7 @@ async def _settle_gc(app: web.Application) -> None:
     one took about 200 ms, the worst pause a player saw. Frozen start-up objects are never
     walked again. While serving, what survives the collector's young collections is frozen
     too, at most once per ``gc_freeze_seconds``, so full collections stay small; a young
-    collection's length is then set by the first threshold (see the setting), once per
+    collection's length is then set by the first two thresholds (see the setting), once per
     ``gc_thaw_seconds`` the frozen objects are thawed and collected in full (any cycle a freeze
     caught alive), and every pause is timed (:mod:`server.transport.gcwatch`)."""
     from server.transport.gcwatch import GcWatch

@@ -163,14 +163,17 @@ class Settings:
     in full, freeing any reference cycle that a freeze caught alive (0: never). The server's own
     paths make none (a closed socket's, aiohttp's, is broken at close), so this is a safety net;
     its pause grows with the live matches (about 0.25 s at 1,000), hence its rarity."""
-    gc_thresholds: tuple[int, int, int] = (1_000, 10, 10)
+    gc_thresholds: tuple[int, int, int] = (1_000, 1, 1_000)
     """The collector's thresholds (``gc.set_threshold``), set once the server has started. A
     young collection walks what was allocated since the last one, and the live matches' new
     objects survive it: with a first threshold of 10,000 (the default before) the longest
     collection at 1,000 live matches took 76 ms of CPU and at 3,000 up to 195 ms; with 1,000,
-    20-23 ms and 41-47 ms, at the same CPU per action (the scale benchmark, variants
-    interleaved). With the survivors frozen (``gc_freeze_seconds``) full collections stay small
-    either way."""
+    20-23 ms and 41-47 ms. The second: a generation-1 collection walks what survived the
+    generation-0 collections since the last one, 25-35 ms at 3,000 live matches after ten of
+    them, so one follows every second. The third: the freeze (``gc_freeze_seconds``) does the
+    oldest generation's work (it resets the counts), so the collector's own full collections,
+    once its younger ones ran more often, only walked a second's survivors, for up to 170 ms at
+    10,000 (the scale benchmark, variants interleaved: see the README's Scale section)."""
     ladder_cpu: float = 0.0
     """The bot ladder's CPU budget: the share of one core its references may use (0.1: a tenth;
     0: the ladder schedules nothing). Set it on one process only (see server/service/ladder.py)."""

@@ -169,3 +169,27 @@ def test_a_collection_a_few_frames_short_of_the_recursion_limit_raises_nothing()
         down(reached - room)
     # With room enough, the collections were timed as ever.
     assert registry.get_sample_value("ginrummy_gc_pause_seconds_count", {"generation": "0"}) > 0
+
+
+async def test_the_server_sets_the_collectors_thresholds_and_freezes_what_exists_at_start():
+    from aiohttp import web
+
+    from server.__main__ import _settle_gc
+    from server.config import Settings
+    from server.service.metrics import Metrics
+    from server.transport.keys import METRICS, SETTINGS
+
+    app = web.Application()
+    app[SETTINGS] = Settings.from_env({})
+    app[METRICS] = Metrics()
+    before = gc.get_threshold()
+    try:
+        await _settle_gc(app)
+        assert gc.get_threshold() == (1_000, 1, 1_000) == app[SETTINGS].gc_thresholds
+        assert gc.get_freeze_count() > 0
+        assert any(isinstance(c, GcWatch) for c in gc.callbacks)
+    finally:
+        for c in [c for c in gc.callbacks if isinstance(c, GcWatch)]:
+            gc.callbacks.remove(c)
+        gc.set_threshold(*before)
+        gc.unfreeze()
