@@ -23,10 +23,26 @@ EXACT_ROWS = 16
 """Statements of up to this many rows are written for their exact count; longer runs of rows are
 cut into powers of two (32, 64, 128...) and a rest, so a connection prepares few distinct
 statements (see :func:`_chunks`)."""
-MAX_STATEMENTS = 100
-"""A connection's statement cache: for each of the four statements, a size from 1 to
+MAX_STATEMENTS = 128
+"""A connection's statement cache: for each of the five statements, a size from 1 to
 :data:`EXACT_ROWS`, the powers of two past it and the bound's own cut, with room for the
 transaction's own (``BEGIN``, ``COMMIT``)."""
+KEYED = tuple(
+    col
+    for col in ROW_COLUMNS
+    if col
+    in {c.name for ix in MATCHES.indexes for c in ix.columns}
+    | {c.name for con in MATCHES.constraints for c in getattr(con, "columns", ())}
+)
+"""The match row's changing columns that an index or a constraint covers (``status``,
+``seat1_id``, ``deadline_at``). SQLite rewrites the index entries of (and checks the constraints
+on) every column an ``UPDATE`` assigns, even to the value it already holds: assigned on every
+action, they cost four index rewrites and a foreign-key lookup per row, about 75 of 95
+microseconds a row (docs/benchmarks.md). Most actions change none of them, and
+their rows are written without them."""
+_KEYED_AT = tuple(ROW_COLUMNS.index(col) for col in KEYED)
+_UNKEYED_AT = tuple(i for i, col in enumerate(ROW_COLUMNS) if col not in KEYED)
+UNKEYED = tuple(ROW_COLUMNS[i] for i in _UNKEYED_AT)
 
 
 class Rows(NamedTuple):
@@ -122,18 +138,25 @@ class BatchSql:
         when batches are big. Row by row, a 100-change batch took 0.2 ms on an idle server and
         about 90 ms on a busy one."""
         limit = conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
-        stored: dict[str, int] = {}
+        stored: dict[str, tuple[int, str]] = {}
         for ids in _chunks([r.match_id for r in rows], 1, limit):
             (found,) = conn.execute(_sqlite_versions(len(ids)), ids).fetchone()
-            for pair in (found or "").split(","):
-                if pair:
-                    match_id, _, version = pair.rpartition(" ")
-                    stored[match_id] = int(version)
-        ok = [stored.get(r.match_id) == r.expected for r in rows]
+            for record in (found or "").split(_ROWS):
+                if record:
+                    match_id, version, keyed = record.split(_FIELDS, 2)
+                    stored[match_id] = (int(version), keyed)
+        ok = [stored.get(r.match_id, (None, ""))[0] == r.expected for r in rows]
         landed = [r for r, good in zip(rows, ok) if good]
-        width = len(ROW_COLUMNS) + 2
-        for chunk in _chunks([(r.match_id, *r.columns, r.expected) for r in landed], width, limit):
-            conn.execute(_sqlite_update(len(chunk)), [v for row in chunk for v in row])
+        whole: list[tuple[Any, ...]] = []  # a keyed column changes: every column
+        rest: list[tuple[Any, ...]] = []  # the others, without the keyed columns
+        for r in landed:
+            if _keyed(r.columns) == stored[r.match_id][1]:
+                rest.append((r.match_id, *(r.columns[i] for i in _UNKEYED_AT), r.expected))
+            else:
+                whole.append((r.match_id, *r.columns, r.expected))
+        for columns, table_rows in ((ROW_COLUMNS, whole), (UNKEYED, rest)):
+            for chunk in _chunks(table_rows, len(columns) + 2, limit):
+                conn.execute(_sqlite_update(columns, len(chunk)), [v for row in chunk for v in row])
         for table, columns, table_rows in (
             (
                 ACTIONS.name,
@@ -209,19 +232,45 @@ class BatchSql:
         return [*args, channel, [r.match_id for r in rows], [r.notice for r in rows]]
 
 
+_FIELDS, _ROWS = "\x1f", "\x1e"
+"""The unit and record separators of :func:`_sqlite_versions`' one value (in no match id, and
+in no quoted value of a :data:`KEYED` column)."""
+
+
+def _quote(value: Any) -> str:
+    """A driver value as SQLite's ``quote()`` prints it (text, an integer or NULL: what the
+    :data:`KEYED` columns hold).
+
+    >>> _quote("active"), _quote("it's"), _quote(None), _quote(7)
+    ("'active'", "'it''s'", 'NULL', '7')
+    """
+    if value is None:
+        return "NULL"
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    return str(value)
+
+
+def _keyed(columns: tuple[Any, ...]) -> str:
+    """A row's :data:`KEYED` values as :func:`_sqlite_versions` gives the stored ones."""
+    return _FIELDS.join(_quote(columns[i]) for i in _KEYED_AT)
+
+
 @functools.cache
 def _sqlite_versions(n: int) -> str:
-    """The stored versions of ``n`` matches as one value, ``"<id> <version>,..."`` (match ids
-    hold neither a space nor a comma)."""
+    """The stored version and :data:`KEYED` values of ``n`` matches as one value (one
+    statement step, however many rows): per match ``id``, ``version`` and each keyed column
+    ``quote()``d, joined by the unit separator; the matches joined by the record separator."""
     marks = ", ".join("?" for _ in range(n))
-    return f"SELECT group_concat(id || ' ' || version) FROM {MATCHES.name} WHERE id IN ({marks})"
+    fields = " || char(31) || ".join(["id", "version", *(f"quote({col})" for col in KEYED)])
+    return f"SELECT group_concat({fields}, char(30)) FROM {MATCHES.name} WHERE id IN ({marks})"
 
 
 @functools.cache
-def _sqlite_update(n: int) -> str:
-    """Compare-and-set ``n`` match rows, each given as ``(id, *ROW_COLUMNS, expected)``."""
-    width = len(ROW_COLUMNS) + 2
-    sets = ", ".join(f"{col} = v.column{i}" for i, col in enumerate(ROW_COLUMNS, start=2))
+def _sqlite_update(columns: tuple[str, ...], n: int) -> str:
+    """Compare-and-set ``n`` match rows, each given as ``(id, *columns, expected)``."""
+    width = len(columns) + 2
+    sets = ", ".join(f"{col} = v.column{i}" for i, col in enumerate(columns, start=2))
     m = MATCHES.name
     return (
         f"UPDATE {m} SET {sets} FROM (VALUES {_values(n, width)}) AS v "
