@@ -59,9 +59,12 @@ def install(engine: AsyncEngine) -> None:
             await_only(lock.acquire())
             conn.info[_HELD] = True
 
-    def release_record(_dbapi: Any, record: Any, *_args: Any) -> None:
-        if record.info.pop(_HELD, False):
+    def let_go(info: dict[Any, Any]) -> None:
+        if info.pop(_HELD, False):
             lock.release()
+
+    def release_record(_dbapi: Any, record: Any, *_args: Any) -> None:
+        let_go(record.info)
 
     def after(end: Callable[[Any], None]) -> Callable[[Any], None]:
         def end_then_release(pooled: Any) -> None:
@@ -74,8 +77,7 @@ def install(engine: AsyncEngine) -> None:
                     info = pooled.info
                 except (AttributeError, NotImplementedError):
                     info = {}
-                if info.pop(_HELD, False):
-                    lock.release()
+                let_go(info)
 
         return end_then_release
 
