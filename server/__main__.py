@@ -85,8 +85,10 @@ def _serve(settings: Settings) -> int:
 
     from server.compiled import compiled
     from server.transport.app import create_app
+    from server.transport.arenas import limit_arenas
     from server.transport.listen import listening_socket, raise_file_limit
 
+    arenas_capped = limit_arenas(settings.malloc_arenas)  # before any thread starts
     app = create_app(settings)
     app.on_startup.append(_settle_gc)
     loop = event_loop(settings.uvloop)
@@ -100,6 +102,7 @@ def _serve(settings: Settings) -> int:
             "loop": type(loop).__module__.split(".")[0],
             "file_limit": file_limit,
             "compiled": len(compiled()),
+            "malloc_arenas": settings.malloc_arenas if arenas_capped else None,
         },
     )
     web.run_app(

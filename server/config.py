@@ -20,9 +20,11 @@ out of the collector's way; default 1, 0: never), ``GINRUMMY_GC_THAW_SECONDS`` (
 frozen objects are thawed and collected in full, freeing any cycle frozen alive; default 86400, a
 day; 0: never),
 ``GINRUMMY_GC_THRESHOLDS`` (the collector's three
-thresholds; default ``1000,10,10``; ``/`` may stand for the commas), ``GINRUMMY_SQLITE_INLINE``
+thresholds; default ``1000,1,1000``; ``/`` may stand for the commas), ``GINRUMMY_SQLITE_INLINE``
 (the largest batch of changes a SQLite file's group commit writes on the event loop's thread
-when the file is free, rather than on its writer thread; default 4, 0: none).
+when the file is free, rather than on its writer thread; default 4, 0: none),
+``GINRUMMY_MALLOC_ARENAS`` (the most malloc arenas the process may use, on glibc; default 2,
+0: glibc's own default).
 """
 
 from __future__ import annotations
@@ -184,6 +186,10 @@ class Settings:
     own thread (at a light load, and when no other connection holds the file's write lock) rather
     than on its writer thread: no thread hop each way (see server/storage/sqlite_writer.py). 0: every batch on the
     writer thread."""
+    malloc_arenas: int = 2
+    """The most malloc arenas the process may use (glibc; 0: glibc's default of eight per core):
+    each thread's own arena kept freed memory the event loop's thread never reused (see
+    :mod:`server.transport.arenas`)."""
     uvloop: bool = True
     """Run on uvloop when it is installed (the ``fast`` extra); else, or when off, asyncio's own
     event loop."""
@@ -229,6 +235,8 @@ class Settings:
             values["gc_thresholds"] = (int(parts[0]), int(parts[1]), int(parts[2]))
         if "GINRUMMY_UVLOOP" in env:
             values["uvloop"] = _flag("GINRUMMY_UVLOOP", env["GINRUMMY_UVLOOP"])
+        if "GINRUMMY_MALLOC_ARENAS" in env:
+            values["malloc_arenas"] = int(env["GINRUMMY_MALLOC_ARENAS"])
         if "GINRUMMY_SQLITE_INLINE" in env:
             values["sqlite_inline"] = int(env["GINRUMMY_SQLITE_INLINE"])
         if "GINRUMMY_LADDER_CPU" in env:
@@ -285,6 +293,8 @@ class Settings:
             raise ValueError(f"ladder references must be some of {', '.join(REFERENCES)} (not {unknown})")
         if not 0 <= self.sqlite_inline <= 200:
             raise ValueError("GINRUMMY_SQLITE_INLINE is 0 (off) to 200 (the largest batch) changes")
+        if not 0 <= self.malloc_arenas <= 64:
+            raise ValueError("GINRUMMY_MALLOC_ARENAS is 0 (glibc's default) to 64 arenas")
         if self.bot_workers < 0:
             raise ValueError("bot workers cannot be negative (0: think in a thread)")
         if self.broadcast not in ("local", "postgres"):

@@ -35,6 +35,11 @@ def test_the_collectors_thresholds_come_from_the_environment():
     assert Settings.from_env({"GINRUMMY_GC_THAW_SECONDS": "0"}).gc_thaw_seconds == 0
 
 
+def test_the_malloc_arena_cap_comes_from_the_environment():
+    assert Settings.from_env({}).malloc_arenas == 2
+    assert Settings.from_env({"GINRUMMY_MALLOC_ARENAS": "0"}).malloc_arenas == 0
+
+
 def test_the_sqlite_batches_written_on_the_loops_thread_come_from_the_environment():
     from server.storage.batch_sql import MAX_BATCH
     from server.storage.sqlite_writer import INLINE_MAX
@@ -117,6 +122,8 @@ def test_a_cpu_quota_is_read_from_either_cgroup_version(tmp_path, files, quota):
         {"GINRUMMY_SQLITE_INLINE": "-1"},
         {"GINRUMMY_SQLITE_INLINE": "201"},
         {"GINRUMMY_SQLITE_INLINE": "some"},
+        {"GINRUMMY_MALLOC_ARENAS": "-1"},
+        {"GINRUMMY_MALLOC_ARENAS": "65"},
     ],
 )
 def test_bad_settings_are_refused(env):
