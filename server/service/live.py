@@ -18,19 +18,13 @@ from typing import Any, Protocol
 from server.bots.pace import DEFAULT_PACE
 from server.rules import Action, MatchState, RulesError
 
+from .answers import Answers, no_answers
 from .clock import Clock
 from .errors import NotFound
 from .ports import MatchMeta, SeatUpdate, Store, StoredAction
 from .timecontrol import timed_out
 
 log = logging.getLogger("server.service")
-
-
-Answers = tuple[dict[str, tuple[int, Action]], dict[str, tuple[int, Action]]]
-"""Per seat: each client id of an applied action -> (the version it produced, the action). The
-id is the key as the client sent it and the action one of the rules' shared values, so an
-action costs its match one small tuple (a key tuple and a wire dict cost four times that, and a
-match holds every id until it ends: ``docs/protocol.md``, ``act``)."""
 
 
 class Subscriber(Protocol):
@@ -64,7 +58,7 @@ class LiveMatch:
     meta: MatchMeta
     state: MatchState
     seq: int
-    answers: Answers = field(default_factory=lambda: ({}, {}))
+    answers: Answers = field(default_factory=no_answers)
     """Per seat, each client id of an applied action: the version it was answered with and the
     action (a repeated id is a retry only with the same action)."""
     bot: Any = None
@@ -313,10 +307,10 @@ def _extend(live: LiveMatch, meta: MatchMeta, actions: list[StoredAction]) -> bo
 
 def answers(actions: list[StoredAction]) -> Answers:
     """Per seat, each client id's version and action."""
-    out: Answers = ({}, {})
+    out = no_answers()
     for a in actions:
         if a.client_id is not None:
-            out[a.seat][a.client_id] = (a.version, Action.from_wire(a.action))
+            out[a.seat].add(a.client_id, a.version, Action.from_wire(a.action))
     return out
 
 
