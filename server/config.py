@@ -94,6 +94,8 @@ class Limits:
     """Sockets bound to one match at once, players' and watchers' (per server process); a
     ``hello`` past it gets ``rate_limited`` and close 4008."""
     ws_heartbeat: float = 20.0
+    """Seconds a WebSocket may send nothing before the server pings it; half as long again
+    with no answer and it is dropped (see server/transport/heartbeat.py)."""
     ws_hello_timeout: float = 30.0
     http_max_body: int = 4096
     http_body_seconds: float = 10.0

@@ -9,6 +9,7 @@ from server.config import Settings
 from server.service import Broadcaster, MatchService, Metrics
 from server.storage.group_commit import GroupCommitStore
 
+from .heartbeat import Heartbeat
 from .page import PageCache
 from .ratelimit import RestLimiter
 
@@ -18,6 +19,7 @@ METRICS = web.AppKey("metrics", Metrics)
 ENGINE = web.AppKey("engine", AsyncEngine)
 LIMITER = web.AppKey("limiter", RestLimiter)
 SOCKETS = web.AppKey("sockets", set[web.WebSocketResponse])
+HEARTBEAT = web.AppKey("heartbeat", Heartbeat)
 BROADCASTER = web.AppKey("broadcaster", Broadcaster)
 PAGE = web.AppKey("page", PageCache)
 COMMITS = web.AppKey("commits", GroupCommitStore)

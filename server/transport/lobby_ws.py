@@ -24,7 +24,8 @@ from server.wire import messages as w
 
 from .errors import ws_error
 from .gcwatch import release_socket
-from .keys import SERVICE, SETTINGS, SOCKETS
+from .heartbeat import heard
+from .keys import HEARTBEAT, SERVICE, SETTINGS, SOCKETS
 from .present import encode, iso
 from .ratelimit import TokenBucket
 from .ws import (
@@ -65,6 +66,11 @@ class LobbyConnection:
         self.seek: LocalSeek | None = None
         self.waiter: asyncio.Task[None] | None = None
         self.errors_in_a_row = 0
+        self.transport: asyncio.Transport | None = getattr(request, "transport", None)
+        self.heard = asyncio.get_running_loop().time()
+        self.pinged: float | None = None
+        """For the heartbeat (:mod:`.heartbeat`): when the client last spoke, when it was last
+        pinged."""
 
     async def send(self, text: bytes) -> None:
         if not self.ws.closed:
@@ -176,7 +182,7 @@ async def lobby_websocket(request: web.Request) -> web.WebSocketResponse:
     limits = settings.limits
     counts = request.app[SOCKET_COUNTS]
     address = address_with_room(request)
-    ws = web.WebSocketResponse(heartbeat=limits.ws_heartbeat, max_msg_size=limits.ws_max_frame)
+    ws = web.WebSocketResponse(autoping=False, max_msg_size=limits.ws_max_frame)  # our heartbeat
     allowed = origin_allowed(request, settings.allowed_origins)
     counts.by_address[address] += 1
     try:
@@ -184,12 +190,16 @@ async def lobby_websocket(request: web.Request) -> web.WebSocketResponse:
         if not allowed:
             await ws.close(code=CLOSE_FORBIDDEN_ORIGIN, message=b"forbidden origin")
             return ws
-        sockets = request.app[SOCKETS]
+        sockets, heartbeat = request.app[SOCKETS], request.app[HEARTBEAT]
         sockets.add(ws)
         conn = LobbyConnection(ws, request.app[SERVICE], request)
+        heartbeat.sockets.add(conn)
+        loop = asyncio.get_running_loop()
         try:
             while not ws.closed:
                 msg = await ws.receive()
+                if not heard(conn, msg, loop.time()):
+                    continue
                 if msg.type == WSMsgType.TEXT:
                     data = msg.data
                 elif msg.type == WSMsgType.BINARY:
@@ -201,6 +211,7 @@ async def lobby_websocket(request: web.Request) -> web.WebSocketResponse:
                     break
         finally:
             sockets.discard(ws)
+            heartbeat.sockets.discard(conn)
             await conn.closed()
         return ws
     finally:

@@ -43,7 +43,8 @@ from server.wire.messages import Pong, ServerMessage
 
 from .errors import ws_error
 from .gcwatch import release_socket
-from .keys import METRICS, SERVICE, SETTINGS, SOCKETS
+from .heartbeat import Heartbeat, heard
+from .keys import HEARTBEAT, METRICS, SERVICE, SETTINGS, SOCKETS
 from .present import encode, state_message
 from .ratelimit import TokenBucket
 from .wire import Act, Hello, Ping, decode_client_message, message_id
@@ -123,6 +124,10 @@ class Connection(Outgoing):
         self.transport: asyncio.Transport | None = getattr(request, "transport", None)
         """The socket's transport (aiohttp's writer writes to the same one); None: none known
         (every message through aiohttp's writer)."""
+        self.heard = asyncio.get_running_loop().time()
+        self.pinged: float | None = None
+        """For the heartbeat (:mod:`.heartbeat`): when the client last spoke, when it was last
+        pinged."""
 
     # --- outgoing -----------------------------------------------------------------------------
 
@@ -305,8 +310,10 @@ def address_with_room(request: web.Request) -> str:
 async def websocket(request: web.Request) -> web.WebSocketResponse:
     settings = request.app[SETTINGS]
     limits = settings.limits
+    # The heartbeat is the process's own (one sweep for every socket): aiohttp's keeps two
+    # timers per socket.
     ws = web.WebSocketResponse(
-        heartbeat=limits.ws_heartbeat, max_msg_size=limits.ws_max_frame, compress=settings.ws_compress
+        autoping=False, max_msg_size=limits.ws_max_frame, compress=settings.ws_compress
     )
     allowed = origin_allowed(request, settings.allowed_origins)
     counts = request.app[SOCKET_COUNTS]
@@ -330,8 +337,10 @@ async def _serve(request: web.Request, ws: web.WebSocketResponse, allowed: bool)
         return ws
     sockets = request.app[SOCKETS]
     metrics = request.app[METRICS]
+    heartbeat = request.app[HEARTBEAT]
     conn = Connection(ws, request.app[SERVICE], request)
     sockets.add(ws)
+    heartbeat.sockets.add(conn)
     metrics.ws_connections.inc()
     loop = asyncio.get_running_loop()
     # One deadline from when the socket opened: pings, pongs and garbage do not extend it.
@@ -347,6 +356,8 @@ async def _serve(request: web.Request, ws: web.WebSocketResponse, allowed: bool)
                 conn.error(Unauthorized("no hello received in time"))
                 await conn.close(CLOSE_UNAUTHORIZED, "no hello")
                 break
+            if not heard(conn, msg, loop.time()):
+                continue
             if msg.type == WSMsgType.TEXT:
                 data = msg.data
             elif msg.type == WSMsgType.BINARY:
@@ -367,6 +378,7 @@ async def _serve(request: web.Request, ws: web.WebSocketResponse, allowed: bool)
     finally:
         conn.closing = True
         sockets.discard(ws)
+        heartbeat.sockets.discard(conn)
         metrics.ws_connections.dec()
         try:
             with contextlib.suppress(Exception):
@@ -408,4 +420,15 @@ def session_sockets(app: web.Application) -> list[Connection]:
 
 def setup(app: web.Application) -> None:
     app[SOCKET_COUNTS] = SocketCounts()
+    app[HEARTBEAT] = Heartbeat(app[SETTINGS].limits.ws_heartbeat)
+    app.on_startup.append(_start_heartbeat)
+    app.on_cleanup.append(_stop_heartbeat)
     app.router.add_get("/ws", websocket)
+
+
+async def _start_heartbeat(app: web.Application) -> None:
+    app[HEARTBEAT].start(asyncio.get_running_loop())
+
+
+async def _stop_heartbeat(app: web.Application) -> None:
+    app[HEARTBEAT].stop()
