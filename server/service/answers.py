@@ -4,8 +4,8 @@ is refused (``id_reused``).
 
 A match keeps every id until it ends, so each is packed: its 64-bit hash (Python's string hash,
 keyed per process), its version and its action's number, 18 bytes in all. Held as strings in a
-table of (version, action) tuples, each took about 250 bytes with its id, so a long match kept
-tens of kilobytes of them. Two ids of one seat share a hash with odds of about n²/2⁶⁵ for n ids
+table of (version, action) tuples, each took about 140 bytes with its id (a match of 60 human
+actions: 7 KB more; ``measure_service_memory`` in ``server/bench/load/measure.py``). Two ids of one seat share a hash with odds of about n²/2⁶⁵ for n ids
 (a few in 10¹⁵ over a long match), and the key keeps a client from choosing such a pair.
 """
 

@@ -17,7 +17,7 @@ from .helpers import human_match
 ANSWER_BYTES = 40
 """At most this many bytes per remembered id, its seat's containers included (18 packed, the
 rest the arrays' spare room and headers); as strings in a table of (version, action) tuples
-each took about 250 with its id."""
+each took about 140 with its id."""
 
 
 async def test_each_answered_id_costs_a_few_packed_bytes(engine):
