@@ -5,8 +5,9 @@ is refused (``id_reused``).
 A match keeps every id until it ends, so each is packed: its 64-bit hash (Python's string hash,
 keyed per process), its version and its action's number, 18 bytes in all. Held as strings in a
 table of (version, action) tuples, each took about 140 bytes with its id (a match of 60 human
-actions: 7 KB more; ``measure_service_memory`` in ``server/bench/load/measure.py``). Two ids of one seat share a hash with odds of about n²/2⁶⁵ for n ids
-(a few in 10¹⁵ over a long match), and the key keeps a client from choosing such a pair.
+actions: 7 KB more; ``measure_service_memory`` in ``server/bench/load/measure.py``). Two ids of
+one seat share a hash with odds of about n²/2⁶⁵ for n ids (a few in 10¹⁵ over a long match),
+and the key keeps a client from choosing such a pair.
 """
 
 from __future__ import annotations
@@ -59,27 +60,21 @@ class SeatAnswers:
 
     def add(self, client_id: str, version: int, action: Action) -> None:
         """Remember ``client_id``'s answer (a second answer for it replaces the first)."""
-        key = _key(client_id)
-        i = self._find(key)
-        if i >= 0:
-            self._versions[i], self._actions[i] = version, _number(action)
-            return
-        self._keys += key
-        self._versions.append(version)
-        self._actions.append(_number(action))
+        self._put(_key(client_id), version, _number(action))
 
     def update(self, other: SeatAnswers) -> None:
         """Add every answer of ``other`` (later ones, from the store)."""
         for i in range(len(other)):
-            key = bytes(other._keys[8 * i : 8 * i + 8])
-            j = self._find(key)
-            version, number = other._versions[i], other._actions[i]
-            if j >= 0:
-                self._versions[j], self._actions[j] = version, number
-            else:
-                self._keys += key
-                self._versions.append(version)
-                self._actions.append(number)
+            self._put(bytes(other._keys[8 * i : 8 * i + 8]), other._versions[i], other._actions[i])
+
+    def _put(self, key: bytes, version: int, number: int) -> None:
+        i = self._find(key)
+        if i >= 0:
+            self._versions[i], self._actions[i] = version, number
+            return
+        self._keys += key
+        self._versions.append(version)
+        self._actions.append(number)
 
     def _find(self, key: bytes) -> int:
         """The index of ``key``'s answer, or -1 (a match must start on a multiple of 8)."""

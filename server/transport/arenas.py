@@ -4,9 +4,10 @@ glibc gives each new thread that allocates an arena of its own, up to eight per 
 each arena's freed memory for reuse by that arena. The server's threads (the SQLite writer, a
 thread per aiosqlite connection, asyncio's executor) each hold one, so freed memory sat in
 arenas the event loop's thread never allocates from. Capped at 2 (the loop's own and one the
-others share), the scale benchmark measured 40.7 against 42.9 KB per live match at 3,000
-(1: 39.5 KB, with the writer thread and the loop contending for one arena's lock); see the
-README's Scale section. ``MALLOC_ARENA_MAX`` in the environment, glibc's own knob, wins.
+others share), the process keeps a few megabytes less, a fixed saving rather than one per match
+(the scale benchmark: 40.7 against 42.9 KB per live match at 3,000, 41.6 against 41.7 at
+10,000; one arena, 39.5 KB at 3,000, had the writer thread and the loop contending for its
+lock); see the README's Scale section. ``MALLOC_ARENA_MAX`` in the environment, glibc's own knob, wins.
 """
 
 from __future__ import annotations
