@@ -186,7 +186,7 @@ class GroupCommitStore(SqlStore):
         except Exception as e:
             if len(changes) == 1:
                 # Nothing of it was written. An integrity error alone is, as for SqlStore,
-                # another writer having taken this action number (or client id) first.
+                # another writer having taken this action number first.
                 return [False if isinstance(e, IntegrityError) else e]
             if not _one_rows_fault(e):
                 return [e] * len(changes)

@@ -3,9 +3,9 @@ process only, for fast service tests and benchmarks that need no database.
 
 It keeps the SQL store's semantics exactly (tests/storage/test_store_contract.py runs the same
 cases against both): a match write is a compare-and-set on the version that lands whole or not
-at all, an action number is written once per match and a client id once per seat of a match,
-seat names come from the players, and lists are ordered newest first. It copies what it is
-given and what it hands out, so no caller shares a list with it. Nothing is ever persisted.
+at all, an action number is written once per match, seat names come from the players, and lists
+are ordered newest first. It copies what it is given and what it hands out, so no caller shares
+a list with it. Nothing is ever persisted.
 """
 
 from __future__ import annotations
@@ -91,13 +91,8 @@ class MemoryStore(AccountsMemory, MemoryRatings, SeeksMemory, LadderMemory):
         if m is None or m.meta.version != change.expected_version:
             return False
         a = change.action
-        if a is not None:
-            if any(x.seq == a.seq for x in m.actions):
-                return False
-            if a.client_id is not None and any(
-                (x.seat, x.client_id) == (a.seat, a.client_id) for x in m.actions
-            ):
-                return False
+        if a is not None and any(x.seq == a.seq for x in m.actions):
+            return False
         taken = {h.number for h in m.hands}
         numbers = [h.number for h in change.hands]
         if taken & set(numbers) or len(set(numbers)) != len(numbers):

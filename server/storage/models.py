@@ -25,7 +25,6 @@ from sqlalchemy import (
     MetaData,
     String,
     Table,
-    UniqueConstraint,
     false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -125,7 +124,9 @@ class Match(Base):
 
 class MatchAction(Base):
     """One action of a match, in order. ``client_id`` is the id the seat's client gave it (null
-    for the computer); a repeated id is answered from here and never applied twice."""
+    for the computer); a repeated id is answered from here and never applied twice. No index
+    keeps it unique (migration 0009): the service answers or refuses an id from every id of the
+    match, and the match's compare-and-set and ``seq`` keep an action from being written twice."""
 
     __tablename__ = "actions"
 
@@ -137,8 +138,6 @@ class MatchAction(Base):
     version: Mapped[int] = mapped_column(Integer)
     """The match version this action produced (what its ack said)."""
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
-
-    __table_args__ = (UniqueConstraint("match_id", "seat", "client_id"),)
 
 
 class HandRecord(Base):

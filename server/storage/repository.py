@@ -138,7 +138,7 @@ class SqlStore(AccountsSql, RatingsSql, SeeksSql, LadderSql):
                         ],
                     )
         except IntegrityError:
-            # Another writer appended the same seq (or reused a client id) first.
+            # Another writer appended the same seq first.
             return False
         return True
 

@@ -145,11 +145,12 @@ async def test_a_change_at_a_stale_version_writes_nothing_and_the_rest_of_its_ba
 
 async def test_a_change_that_breaks_a_constraint_fails_alone(store):
     a, b = await matches(store, 2)
-    assert await store.commit(step(a, 1, "same-id"))
+    assert await store.commit(step(a, 1, "first"))
     a1 = (await store.load_match(a.match_id))[0]
-    # The same client id again from the same seat violates (match_id, seat, client_id).
+    # At the right version but under an action number already taken: the primary key
+    # (match_id, seq) refuses it.
     results = await asyncio.gather(
-        store.commit(step(a1, 2, "same-id")), store.commit(step(b, 1, "other")), return_exceptions=True
+        store.commit(step(a1, 1, "again")), store.commit(step(b, 1, "other")), return_exceptions=True
     )
     assert results[0] is False or isinstance(results[0], Exception)
     assert results[1] is True
@@ -238,11 +239,11 @@ async def test_on_postgres_a_writer_connection_killed_meanwhile_is_replaced(post
 async def test_on_postgres_the_changes_of_a_batch_redone_one_by_one_are_announced_too(fresh_database):
     async with announcing(fresh_database, "gin_gc_redo") as (store, heard):
         a, b = await matches(store, 2)
-        assert await store.commit(step(a, 1, "same-id"))
+        assert await store.commit(step(a, 1, "first"))
         a1 = (await store.load_match(a.match_id))[0]
-        # One batch: a's change breaks the (match, seat, client id) constraint, b's is good.
+        # One batch: a's change takes an action number already taken (the primary key), b's is good.
         results = await asyncio.gather(
-            store.commit(step(a1, 2, "same-id")), store.commit(step(b, 1, "other")), return_exceptions=True
+            store.commit(step(a1, 1, "again")), store.commit(step(b, 1, "other")), return_exceptions=True
         )
         assert results[1] is True
         await until_heard(heard, 2)

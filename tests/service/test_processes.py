@@ -9,7 +9,7 @@ import asyncio
 import pytest
 
 from server.service import InProcessBroadcaster, MatchService
-from server.service.errors import StaleVersion
+from server.service.errors import IdReused, StaleVersion
 from server.storage import SqlStore
 
 from .helpers import Recorder, human_match
@@ -77,6 +77,31 @@ async def test_a_repeated_id_sent_to_a_process_with_an_old_copy_is_answered_not_
     assert again == (first[0], True)
     _, actions = await SqlStore(engine).load_match(live.match_id)
     assert [a.client_id for a in actions] == ["once"]
+    await one.close()
+    await two.close()
+
+
+async def test_a_reused_id_sent_to_a_process_with_an_old_copy_is_never_written(engine):
+    # No index keeps a seat's client ids unique (migration 0009): the service does, from every id
+    # of the match, caught up from the store when its copy is behind.
+    one = MatchService(SqlStore(engine), bot_delay=0)
+    live, *_ = await human_match(one)
+    two = MatchService(SqlStore(engine), bot_delay=0)  # no broadcaster between them
+    other = await two.cache.get(live.match_id)
+    seat, old = live.state.to_act, live.meta.version
+    await one.act(live, seat, "once", old, {"kind": "pass"})
+    await one.act(live, live.state.to_act, "two", live.meta.version, {"kind": "pass"})
+    now = live.meta.version
+    assert live.state.to_act == seat and other.meta.version == old
+    # At the version its old copy holds (where taking the upcard is legal): the write's
+    # compare-and-set fails, and nothing is written.
+    with pytest.raises((IdReused, StaleVersion)):
+        await two.act(other, seat, "once", old, {"kind": "take_upcard"})
+    # At the current version: caught up, the id is known with another action.
+    with pytest.raises(IdReused):
+        await two.act(other, seat, "once", now, {"kind": "draw", "source": "stock"})
+    _, actions = await SqlStore(engine).load_match(live.match_id)
+    assert [a.client_id for a in actions] == ["once", "two"]
     await one.close()
     await two.close()
 
