@@ -1,0 +1,161 @@
+"""``python -m server.bench writes``: what committing actions costs the server on a SQLite file,
+with the schema as it is and as it was before a migration, side by side in one run.
+
+Each case is a fresh database migrated to a revision (``head``, and ``--before``: by default
+the one before migration 0009, whose unique index on a seat's client ids every action also
+wrote), ``--matches`` live matches, then ``--changes`` actions committed through the server's
+own group-commit store, ``--batch`` at a time (that many matches' actions committed together,
+as a busy server's one writer gathers them): an action each with a client id like a browser's
+(a UUID), one version later. Printed per case: the process's CPU time per change (the loop's
+thread and the SQLite writer's thread), the wall time, the changes per transaction and the
+file's size; the cases run interleaved ``--rounds`` times and the medians are printed.
+Loopback-free and bounded: a temporary folder, nothing else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import tempfile
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from server.service.ports import Change, MatchMeta, PlayerRecord, StoredAction
+from server.storage import create_engine, upgrade
+from server.storage.group_commit import GroupCommitStore
+
+BEFORE = "sessions_only"
+"""The revision before 0009 (``actions_lean``) dropped the client-id index."""
+
+
+def _meta(match_id: str, player: PlayerRecord, now: datetime) -> MatchMeta:
+    return MatchMeta(
+        match_id=match_id,
+        rules="house",
+        opponent="human",
+        difficulty=None,
+        seed="0" * 64,
+        first_starter=0,
+        status="active",
+        version=0,
+        seat_ids=[player.player_id, player.player_id],
+        seat_names=[player.name, player.name],
+        watch_token_hash=uuid.uuid4().hex * 2,
+        invite_hash=None,
+        hand_number=1,
+        scores=[0, 0],
+        hands_won=[0, 0],
+        winner=None,
+        resigned=None,
+        outcome=None,
+        created_at=now,
+        updated_at=now,
+    )
+
+
+async def measure(
+    folder: Path, revision: str, matches: int, changes: int, batch: int, seed: int
+) -> dict[str, float]:
+    """One case on a fresh file in ``folder``: CPU and wall time per change, changes per batch."""
+    path = folder / f"writes-{revision}-{batch}-{seed}.db"
+    engine = create_engine(f"sqlite+aiosqlite:///{path}")
+    await upgrade(engine, revision)
+    store = GroupCommitStore(engine)
+    try:
+        now = datetime.now(UTC)
+        player = PlayerRecord("p_bench", "Bench", "0" * 64, now)
+        await store.create_player(player)
+        metas = [_meta(f"m_{i:030d}", player, now) for i in range(matches)]
+        for meta in metas:
+            await store.create_match(meta)
+        seqs = [0] * matches
+        rng = random.Random(seed)
+        done, before_changes, before_batches = 0, store.changes, store.batches
+        cpu, wall = time.process_time(), time.perf_counter()
+        while done < changes:
+            picked = rng.sample(range(matches), min(batch, matches))
+            writes = []
+            for i in picked:
+                old = metas[i]
+                new = old.copy()
+                new.version += 1
+                new.updated_at = datetime.now(UTC)
+                seqs[i] += 1
+                action = StoredAction(
+                    seqs[i],
+                    seqs[i] % 2,
+                    {"kind": "draw", "source": "stock"},
+                    str(uuid.uuid4()),
+                    new.version,
+                    now,
+                )
+                writes.append(store.commit(Change(old.version, new, action)))
+                metas[i] = new
+            if not all(await asyncio.gather(*writes)):
+                raise RuntimeError("a compare-and-set failed: nothing else writes this file")
+            done += len(picked)
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        batches = store.batches - before_batches
+        return {
+            "cpu_us": cpu / done * 1e6,
+            "wall_us": wall / done * 1e6,
+            "per_batch": (store.changes - before_changes) / max(1, batches),
+            "kb": sum(f.stat().st_size for f in folder.glob(path.name + "*")) / 1024,
+        }
+    finally:
+        await store.close()
+        await engine.dispose()
+
+
+def run(
+    matches: int, changes: int, batches: list[int], rounds: int, revisions: list[str]
+) -> list[dict[str, Any]]:
+    results: dict[tuple[str, int], list[dict[str, float]]] = {}
+    with tempfile.TemporaryDirectory(prefix="gin-writes-") as tmp:
+        for r in range(rounds):
+            for batch in batches:
+                for revision in revisions:
+                    out = asyncio.run(measure(Path(tmp), revision, matches, changes, batch, r))
+                    results.setdefault((revision, batch), []).append(out)
+    return [
+        {"revision": rev, "batch": batch, **{k: statistics.median(o[k] for o in outs) for k in outs[0]}}
+        for (rev, batch), outs in results.items()
+    ]
+
+
+def format_rows(rows: list[dict[str, Any]], matches: int, changes: int, rounds: int) -> str:
+    lines = [
+        f"writes: {changes:,} actions over {matches} matches per case on a SQLite file, medians of {rounds} rounds",
+        "",
+        "| Schema (revision) | Batch | CPU us per change | Wall us per change | Changes per transaction | File and log KB |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in sorted(rows, key=lambda x: (x["batch"], x["revision"] != "head")):
+        lines.append(
+            f"| {row['revision']} | {row['batch']} | {row['cpu_us']:.1f} | {row['wall_us']:.1f} "
+            f"| {row['per_batch']:.1f} | {row['kb']:,.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m server.bench writes", description=__doc__.split("\n\n")[0])
+    p.add_argument("--matches", type=int, default=100, help="live matches (default 100)")
+    p.add_argument("--changes", type=int, default=20_000, help="actions committed per case (default 20,000)")
+    p.add_argument(
+        "--batch", default="1,10,50", help="actions committed together, comma-separated (default 1,10,50)"
+    )
+    p.add_argument(
+        "--rounds", type=int, default=3, help="interleaved rounds; medians are printed (default 3)"
+    )
+    p.add_argument("--before", default=BEFORE, help=f"the revision to compare with head (default {BEFORE})")
+    args = p.parse_args(argv)
+    batches = [int(b) for b in args.batch.split(",") if b.strip()]
+    rows = run(args.matches, args.changes, batches, args.rounds, ["head", args.before])
+    print(format_rows(rows, args.matches, args.changes, args.rounds))
+    return 0
