@@ -34,28 +34,11 @@ BEFORE = "sessions_only"
 
 
 def _meta(match_id: str, player: PlayerRecord, now: datetime) -> MatchMeta:
+    """An active match between ``player`` and itself, at version 0."""
     return MatchMeta(
-        match_id=match_id,
-        rules="house",
-        opponent="human",
-        difficulty=None,
-        seed="0" * 64,
-        first_starter=0,
-        status="active",
-        version=0,
-        seat_ids=[player.player_id, player.player_id],
-        seat_names=[player.name, player.name],
-        watch_token_hash=uuid.uuid4().hex * 2,
-        invite_hash=None,
-        hand_number=1,
-        scores=[0, 0],
-        hands_won=[0, 0],
-        winner=None,
-        resigned=None,
-        outcome=None,
-        created_at=now,
-        updated_at=now,
-    )
+        match_id, "house", "human", None, "0" * 64, 0, "active", 0, [player.player_id] * 2,
+        [player.name] * 2, uuid.uuid4().hex * 2, None, 1, [0, 0], [0, 0], None, None, None, now, now,
+    )  # fmt: skip
 
 
 async def measure(
