@@ -169,8 +169,9 @@ def test_the_replay_underlines_each_hands_melds_at_every_step(site, new_page):
     page.goto(f"{site}/#/replay/{m['match_id']}")
     expect(page.locator(".replay-position")).to_contain_text("move 0 of")
     for step in range(len(steps)):
-        # At the hand's end the result's melds, as the table showed them (a knock's defender may
-        # meld otherwise once the layoffs are known); before it, each step's best arrangement.
+        # At the hand's end the result's melds, as the replay draws them (they can differ from
+        # the best arrangement: the knocker's melds are chosen against the defender's layoffs,
+        # and a card the defender lays off is in no meld of its own); before it, each step's.
         melds = hand["result"]["melds"] if step == len(hand["actions"]) and hand["result"] else steps[step]
         if step:
             page.keyboard.press("ArrowRight")
