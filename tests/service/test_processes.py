@@ -10,18 +10,25 @@ import pytest
 
 from server.service import InProcessBroadcaster, MatchService
 from server.service.errors import IdReused, StaleVersion
+from server.service.live import LiveMatch
 from server.storage import SqlStore
 
 from .helpers import Recorder, human_match
 
 
-async def test_two_services_on_one_database_never_both_write_a_match(engine):
-    """Two processes (here two services) holding the same match: the database lets one write
-    land; the other is told its version is stale and catches up."""
+async def two_copies(engine) -> tuple[MatchService, MatchService, LiveMatch, LiveMatch]:
+    """Two services on one database with no broadcaster between them, and each one's copy of
+    a new match between two people: ``(one, two, one's copy, two's copy)``."""
     one = MatchService(SqlStore(engine), bot_delay=0)
     live, *_ = await human_match(one)
     two = MatchService(SqlStore(engine), bot_delay=0)
-    other = await two.cache.get(live.match_id)
+    return one, two, live, await two.cache.get(live.match_id)
+
+
+async def test_two_services_on_one_database_never_both_write_a_match(engine):
+    """Two processes (here two services) holding the same match: the database lets one write
+    land; the other is told its version is stale and catches up."""
+    one, two, live, other = await two_copies(engine)
     seat, version = live.state.to_act, live.meta.version
     await one.act(live, seat, "first", version, {"kind": "pass"})
     with pytest.raises(StaleVersion):
@@ -51,10 +58,7 @@ async def test_a_change_reaches_the_clients_of_another_process_through_the_broad
 
 
 async def test_resync_catches_up_on_a_change_whose_news_was_lost(engine):
-    one = MatchService(SqlStore(engine), bot_delay=0)
-    live, *_ = await human_match(one)
-    two = MatchService(SqlStore(engine), bot_delay=0)  # no shared broadcaster: news is lost
-    other = await two.cache.get(live.match_id)
+    one, two, live, other = await two_copies(engine)  # no shared broadcaster: news is lost
     watcher = Recorder(None)
     await two.subscribe(other, watcher)
     await one.act(live, live.state.to_act, "a", live.meta.version, {"kind": "pass"})
@@ -67,10 +71,7 @@ async def test_resync_catches_up_on_a_change_whose_news_was_lost(engine):
 
 
 async def test_a_repeated_id_sent_to_a_process_with_an_old_copy_is_answered_not_applied(engine):
-    one = MatchService(SqlStore(engine), bot_delay=0)
-    live, *_ = await human_match(one)
-    two = MatchService(SqlStore(engine), bot_delay=0)  # no broadcaster between them
-    other = await two.cache.get(live.match_id)
+    one, two, live, other = await two_copies(engine)
     seat, version = live.state.to_act, live.meta.version
     first = await one.act(live, seat, "once", version, {"kind": "pass"})
     again = await two.act(other, seat, "once", version, {"kind": "pass"})
@@ -84,10 +85,7 @@ async def test_a_repeated_id_sent_to_a_process_with_an_old_copy_is_answered_not_
 async def test_a_reused_id_sent_to_a_process_with_an_old_copy_is_never_written(engine):
     # No index keeps a seat's client ids unique (migration 0009): the service does, from every id
     # of the match, caught up from the store when its copy is behind.
-    one = MatchService(SqlStore(engine), bot_delay=0)
-    live, *_ = await human_match(one)
-    two = MatchService(SqlStore(engine), bot_delay=0)  # no broadcaster between them
-    other = await two.cache.get(live.match_id)
+    one, two, live, other = await two_copies(engine)
     seat, old = live.state.to_act, live.meta.version
     await one.act(live, seat, "once", old, {"kind": "pass"})
     await one.act(live, live.state.to_act, "two", live.meta.version, {"kind": "pass"})
