@@ -6,7 +6,9 @@ the one before migration 0009, whose unique index on a seat's client ids every a
 wrote), ``--matches`` live matches, then ``--changes`` actions committed through the server's
 own group-commit store, ``--batch`` at a time (that many matches' actions committed together,
 as a busy server's one writer gathers them): an action each with a client id like a browser's
-(a UUID), one version later. Printed per case: the process's CPU time per change (the loop's
+(a UUID), one version later. A third case runs at head with changes that do not know the row
+they replace (the store reads the stored versions first, as it does whenever a compare-and-set
+fails), beside the service's own changes, which know it. Printed per case: the process's CPU time per change (the loop's
 thread and the SQLite writer's thread), the wall time, the changes per transaction and the
 file's size with its write-ahead log; the cases run interleaved ``--rounds`` times and the medians are printed.
 Loopback-free and bounded: a temporary folder, nothing else.
@@ -41,11 +43,15 @@ def _meta(match_id: str, player: PlayerRecord, now: datetime) -> MatchMeta:
     )  # fmt: skip
 
 
+READ_FIRST = "head, read first"
+"""The case whose changes do not know the row they replace."""
+
+
 async def measure(
-    folder: Path, revision: str, matches: int, changes: int, batch: int, seed: int
+    folder: Path, revision: str, matches: int, changes: int, batch: int, seed: int, known: bool = True
 ) -> dict[str, float]:
     """One case on a fresh file in ``folder``: CPU and wall time per change, changes per batch."""
-    path = folder / f"writes-{revision}-{batch}-{seed}.db"
+    path = folder / f"writes-{revision}-{known}-{batch}-{seed}.db"
     engine = create_engine(f"sqlite+aiosqlite:///{path}")
     await upgrade(engine, revision)
     store = GroupCommitStore(engine)
@@ -78,7 +84,7 @@ async def measure(
                     new.version,
                     now,
                 )
-                writes.append(Change(old.version, new, action))
+                writes.append(Change(old.version, new, action, previous=old if known else None))
                 metas[i] = new
             batches.append(writes)
             done += len(picked)
@@ -100,19 +106,19 @@ async def measure(
         await engine.dispose()
 
 
-def run(
-    matches: int, changes: int, batches: list[int], rounds: int, revisions: list[str]
-) -> list[dict[str, Any]]:
+def run(matches: int, changes: int, batches: list[int], rounds: int, before: str) -> list[dict[str, Any]]:
+    """Every case (``head``, :data:`READ_FIRST`, ``before``) at every batch size, interleaved."""
+    cases = {"head": ("head", True), READ_FIRST: ("head", False), before: (before, True)}
     results: dict[tuple[str, int], list[dict[str, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="gin-writes-") as tmp:
         for r in range(rounds):
             for batch in batches:
-                for revision in revisions:
-                    out = asyncio.run(measure(Path(tmp), revision, matches, changes, batch, r))
-                    results.setdefault((revision, batch), []).append(out)
+                for case, (revision, known) in cases.items():
+                    out = asyncio.run(measure(Path(tmp), revision, matches, changes, batch, r, known))
+                    results.setdefault((case, batch), []).append(out)
     return [
-        {"revision": rev, "batch": batch, **{k: statistics.median(o[k] for o in outs) for k in outs[0]}}
-        for (rev, batch), outs in results.items()
+        {"case": case, "batch": batch, **{k: statistics.median(o[k] for o in outs) for k in outs[0]}}
+        for (case, batch), outs in results.items()
     ]
 
 
@@ -120,12 +126,13 @@ def format_rows(rows: list[dict[str, Any]], matches: int, changes: int, rounds: 
     lines = [
         f"writes: {changes:,} actions over {matches} matches per case on a SQLite file, medians of {rounds} rounds",
         "",
-        "| Schema (revision) | Batch | CPU us per change | Wall us per change | Changes per transaction | File and log KB |",
+        "| Case (revision) | Batch | CPU us per change | Wall us per change | Changes per transaction | File and log KB |",
         "|---|---|---|---|---|---|",
     ]
-    for row in sorted(rows, key=lambda x: (x["batch"], x["revision"] != "head")):
+    order = {"head": 0, READ_FIRST: 1}
+    for row in sorted(rows, key=lambda x: (x["batch"], order.get(x["case"], 2))):
         lines.append(
-            f"| {row['revision']} | {row['batch']} | {row['cpu_us']:.1f} | {row['wall_us']:.1f} "
+            f"| {row['case']} | {row['batch']} | {row['cpu_us']:.1f} | {row['wall_us']:.1f} "
             f"| {row['per_batch']:.1f} | {row['kb']:,.0f} |"
         )
     return "\n".join(lines)
@@ -144,6 +151,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--before", default=BEFORE, help=f"the revision to compare with head (default {BEFORE})")
     args = p.parse_args(argv)
     batches = [int(b) for b in args.batch.split(",") if b.strip()]
-    rows = run(args.matches, args.changes, batches, args.rounds, ["head", args.before])
+    rows = run(args.matches, args.changes, batches, args.rounds, args.before)
     print(format_rows(rows, args.matches, args.changes, args.rounds))
     return 0

@@ -179,6 +179,10 @@ class Change:
     meta: MatchMeta
     action: StoredAction | None = None
     hands: tuple[FinishedHand, ...] = field(default=())
+    previous: MatchMeta | None = None
+    """The row at ``expected_version`` as the writer holds it (None: not known). Only a hint: a
+    store may write just the columns that differ from it, since the compare-and-set fails
+    anyway unless the stored row is at that version, so is this one."""
 
 
 class Store(AccountStore, RatingStore, SeekStore, LadderStore, Protocol):

@@ -219,7 +219,7 @@ class Writer:
         self.restamp(live, meta, action)
         started = self.clock.monotonic()
         try:
-            ok = await self.store.commit(Change(live.meta.version, meta, action, hands))
+            ok = await self.store.commit(Change(live.meta.version, meta, action, hands, live.meta))
         except BaseException:
             # The state holds a change that may or may not have landed: rebuild it from the
             # store now, or before anyone next uses it if the store is unreachable.

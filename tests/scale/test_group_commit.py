@@ -22,13 +22,16 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
-def step(m: MatchMeta, seq: int, client_id: str | None = None, hand: bool = False) -> Change:
+def step(
+    m: MatchMeta, seq: int, client_id: str | None = None, hand: bool = False, known: bool = True
+) -> Change:
+    """A change to ``m`` that knows the row it replaces, as the service's do (``known``), or not."""
     new = m.copy()
     new.version += 1
     new.scores = [new.scores[0] + 1, 0]
     action = StoredAction(seq, 0, {"kind": "draw", "source": "stock"}, client_id, new.version, now())
     hands = (FinishedHand(1, 0, "knock", 0, 0, 7, {"kind": "knock"}, now()),) if hand else ()
-    return Change(m.version, new, action, hands)
+    return Change(m.version, new, action, hands, previous=m if known else None)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -98,19 +101,33 @@ async def test_on_sqlite_a_batch_is_a_few_statements_whatever_its_size(tmp_path)
         results = await asyncio.gather(*(store.commit(c) for c in changes))
         assert results == [True, False] + [True] * 78
         assert store.batches == batches + 1
-        # BEGIN, the versions of 80 matches (runs past 16 rows in powers of two: 64 + 16, 2), then
-        # at most 300 bound values a statement: 79 match rows of 18
-        # values (16 rows a statement: 5 statements), 79 actions of 7 (42 rows at most, then
-        # runs past 16 in powers of two: 42 + 32 + 5, 3), 8 hands of 9 (1); COMMIT.
+        # At most 300 bound values a statement: 80 match rows of 18 values (16 rows a
+        # statement: 5 statements); one compare-and-set failed (79 rows updated), so the
+        # transaction is begun again and the stored versions read to learn which (80 matches:
+        # runs past 16 rows in powers of two, 64 + 16), then 79 match rows (5), 79 actions of
+        # 7 (42 rows at most, then runs past 16 in powers of two: 42 + 32 + 5, 3), 8 hands of 9
+        # (1); COMMIT.
         kinds = [s.split()[0] + (" " + s.split()[2] if s.startswith("INSERT") else "") for s in statements]
         assert kinds == [
-            "BEGIN", *["SELECT"] * 2, *["UPDATE"] * 5, *["INSERT actions"] * 3, "INSERT hands", "COMMIT"
+            "BEGIN", *["UPDATE"] * 5, "ROLLBACK", "BEGIN", *["SELECT"] * 2, *["UPDATE"] * 5,
+            *["INSERT actions"] * 3, "INSERT hands", "COMMIT",
         ], statements  # fmt: skip
         for i, m in enumerate(ms[2:], start=2):
             loaded, actions = await store.load_match(m.match_id)
             assert loaded.version == 1 and len(actions) == 1
             assert len(await store.finished_hands(m.match_id)) == (1 if i % 10 == 0 else 0)
         assert (await store.load_match(ms[1].match_id))[0].version == 0
+
+        # Every change knowing the row it replaces, every compare-and-set holding: nothing
+        # read; not knowing them: the versions read first.
+        for known, reads in ((True, []), (False, ["SELECT"] * 2)):
+            statements.clear()
+            ms = [(await store.load_match(m.match_id))[0] for m in ms]
+            batches = store.batches
+            results = await asyncio.gather(*(store.commit(step(m, m.version + 1, known=known)) for m in ms))
+            assert results == [True] * 80 and store.batches == batches + 1
+            kinds = [s.split()[0] for s in statements]
+            assert kinds == ["BEGIN", *reads, *["UPDATE"] * 5, *["INSERT"] * 3, "COMMIT"], statements
     finally:
         await store.close()
         await engine.dispose()
