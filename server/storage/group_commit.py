@@ -10,8 +10,7 @@ the changes whose compare-and-set held are inserted in bulk, and on Postgres the
 of every committed change is sent inside the same transaction (so other processes hear of a
 version if and only if it committed).
 
-With nothing else waiting a change commits alone at once (on a SQLite file, in its caller's
-own step: :meth:`GroupCommitStore._commit_here`), so light load sees no added delay;
+With nothing else waiting a change commits alone at once, so light load sees no added delay;
 then the cost per transaction is what counts, and SQLAlchemy is left out of this one path (it
 keeps the reads and the one-by-one fallback). On a SQLite file the whole batch runs in one call
 on a writer thread of its own (``BEGIN IMMEDIATE`` through ``COMMIT``): one thread hop per batch
@@ -92,8 +91,6 @@ class GroupCommitStore(SqlStore):
         self._writer: asyncio.Task[None] | None = None
         self._closed = False
         self._busy = False
-        self._here = False
-        """A change was written in its caller's step during this turn of the loop."""
         self._sql = BatchSql(engine.dialect)
         self._sqlite_file = sqlite_path(engine.url) if engine.dialect.name == "sqlite" else None
         if self._sqlite_file is not None and sqlite3.sqlite_version_info < SQLITE_AT_LEAST:
@@ -124,50 +121,12 @@ class GroupCommitStore(SqlStore):
     async def commit(self, change: Change) -> bool:
         if self._closed:
             raise RuntimeError("the store is closed")
-        if self.sqlite is not None and not self._queue and not self._busy and not self._here:
-            result = self._commit_here(change)
-            if isinstance(result, Exception):
-                raise result
-            if result is not None:
-                return result
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._queue.append((change, future))
         if self._writer is None:
             self._writer = asyncio.get_running_loop().create_task(self._write_loop())
         self._wake.set()
         return await future
-
-    def _commit_here(self, change: Change) -> bool | Exception | None:
-        """At a light load, with nothing queued or being written, a change is written on the
-        loop's thread in its caller's own step (:meth:`.SqliteWriter.write_now`), without the
-        hand-over to the writer task and back (two turns of the event loop a change, about a
-        tenth of a move's CPU at a person's pace); None when the writer task must take it. Once
-        per turn of the loop: the rest of a burst queues, to be written together."""
-        assert self.sqlite is not None
-        self._here = True
-        asyncio.get_running_loop().call_soon(self._next_turn)
-        try:
-            ok = self.sqlite.write_now([self._sql.rows(change)])
-        except Exception as e:  # as the writer task answers a batch of one
-            result: bool | Exception = False if isinstance(e, sqlite3.IntegrityError) else e
-        else:
-            if ok is None:
-                return None
-            result = ok[0]
-        self._counted([result])
-        return result
-
-    def _next_turn(self) -> None:
-        self._here = False
-
-    def _counted(self, results: list[bool] | list[bool | Exception]) -> None:
-        """A batch answered: its results, one per change."""
-        if not all(isinstance(r, BaseException) for r in results):
-            self.committed_at = self._monotonic()
-        self.batches += 1
-        self.changes += len(results)
-        if self.on_batch is not None:
-            self.on_batch(len(results))
 
     async def close(self) -> None:
         """Commit what is queued, then stop the writer."""
@@ -195,7 +154,12 @@ class GroupCommitStore(SqlStore):
                 changes = [c for c, _ in batch]
                 # Per change: whether it landed, or the error its caller gets.
                 results = await self._commit_isolating(changes)
-                self._counted(results)
+                if not all(isinstance(r, BaseException) for r in results):
+                    self.committed_at = self._monotonic()
+                self.batches += 1
+                self.changes += len(changes)
+                if self.on_batch is not None:
+                    self.on_batch(len(changes))
                 for (_, future), result in zip(batch, results):
                     if future.done():
                         continue

@@ -83,34 +83,25 @@ class SqliteWriter:
         self.inline_batches = 0
         self.thread_batches = 0
 
-    def write_now(self, rows: list[Rows]) -> list[bool] | None:
-        """Write the batch on the loop's thread now, if the load is light and the file's write
-        lock free; None when not (nothing written: :meth:`write` it)."""
+    async def write(self, rows: list[Rows]) -> list[bool]:
+        """Compare-and-set every row and insert the actions and hands of those that held, in one
+        committed transaction; which held."""
         now = self._monotonic()
         if now - self._second >= 1.0:
             self.last_second = self._this_second if now - self._second < 2.0 else 0
             self._second, self._this_second = now, 0
-        if not (
+        self._this_second += len(rows)
+        if (
             0 < len(rows) <= self.inline_max
             and self.last_second < INLINE_BELOW_RATE
             and self._since_thread < CHECKPOINT_EVERY
-            and not (self.lock is not None and self.lock.locked())  # else wait in turn
+            and not (self.lock is not None and self.lock.locked())  # else wait in turn, below
         ):
-            return None
-        ok = self._write_inline(rows)
-        if ok is not None:
-            self._this_second += len(rows)
-            self._since_thread += 1
-            self.inline_batches += 1
-        return ok
-
-    async def write(self, rows: list[Rows]) -> list[bool]:
-        """Compare-and-set every row and insert the actions and hands of those that held, in one
-        committed transaction; which held."""
-        ok = self.write_now(rows)
-        if ok is not None:
-            return ok
-        self._this_second += len(rows)
+            ok = self._write_inline(rows)
+            if ok is not None:
+                self._since_thread += 1
+                self.inline_batches += 1
+                return ok
         if self._thread is None:
             self._thread = ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer")
         async with self.lock or contextlib.nullcontext():

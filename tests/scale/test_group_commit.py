@@ -317,9 +317,7 @@ async def test_a_change_the_database_refuses_fails_alone_and_the_rest_of_its_bat
         store.commit(step(stale, 1)),  # its version moved: False, for it alone
         return_exceptions=True,
     )
-    # All in one batch; on SQLite the first in its caller's step (nothing else was waiting),
-    # the other 31 in one batch.
-    assert store.batches == batches + (1 if store.sqlite is None else 2)
+    assert store.batches == batches + 1  # all of them came in one batch
     assert len(good) == 30
     assert results[:15] + results[16:31] == [True] * 30
     assert isinstance(results[15], Exception), results[15]

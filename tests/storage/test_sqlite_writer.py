@@ -59,27 +59,6 @@ async def test_a_small_batch_is_committed_on_the_loops_thread_before_its_caller_
     assert stored_version(path, m.match_id) == 1
 
 
-async def test_a_lone_change_is_written_in_its_callers_own_step_and_the_rest_of_a_burst_together(
-    sqlite_store,
-):
-    store, path = sqlite_store
-    ms = await matches(store, 6)
-    writer = store.sqlite
-    assert writer is not None
-    turns: list[int] = []
-    asyncio.get_running_loop().call_soon(turns.append, 1)
-    assert await store.commit(step(ms[0], 1))
-    assert turns == []  # committed without a turn of the event loop (no writer task between)
-    assert stored_version(path, ms[0].match_id) == 1
-    await asyncio.sleep(0)
-    batches = store.batches
-    assert await asyncio.gather(*(store.commit(step(m, 1)) for m in ms[1:])) == [True] * 5
-    # The first of the burst in its caller's step, the four others queued and written together.
-    assert store.batches == batches + 2
-    assert (writer.inline_batches, writer.thread_batches) == (3, 0)
-    assert all(stored_version(path, m.match_id) == 1 for m in ms)
-
-
 async def test_a_batch_larger_than_the_inline_limit_goes_to_the_writer_thread(sqlite_store):
     store, path = sqlite_store
     ms = await matches(store, 10)
