@@ -88,12 +88,21 @@ class BatchSql:
         self._hand_bind = self._binders(h, self.HAND_COLUMNS)
         self.postgres = self._postgres_statement()
 
-    def _binders(self, table: Any, columns: tuple[str, ...]) -> tuple[Callable[[Any], Any] | None, ...]:
-        return tuple(table.c[col].type.bind_processor(self.dialect) for col in columns)
+    def _binders(self, table: Any, columns: tuple[str, ...]) -> tuple[tuple[int, Callable[[Any], Any]], ...]:
+        """The columns whose type has a bind processor (dates, JSON), by position, with it."""
+        binders = ((i, table.c[col].type.bind_processor(self.dialect)) for i, col in enumerate(columns))
+        return tuple((i, b) for i, b in binders if b is not None)
 
     @staticmethod
-    def _row(binders: tuple[Callable[[Any], Any] | None, ...], values: tuple[Any, ...]) -> tuple[Any, ...]:
-        return tuple(v if b is None or v is None else b(v) for b, v in zip(binders, values))
+    def _row(
+        binders: tuple[tuple[int, Callable[[Any], Any]], ...], values: tuple[Any, ...]
+    ) -> tuple[Any, ...]:
+        out = list(values)
+        for i, bind in binders:
+            v = out[i]
+            if v is not None:
+                out[i] = bind(v)
+        return tuple(out)
 
     def rows(self, change: Change) -> Rows:
         """One change's rows, as driver values."""
