@@ -268,10 +268,15 @@ def _options(opts: ScaleOptions) -> dict[str, Any]:
 
 
 def _median_row(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The runs' medians, figure by figure; a value every run shares (the level, say) as it is.
+
+    >>> _median_row([{"matches": 3000, "gc_slow_pauses": 1}, {"matches": 3000, "gc_slow_pauses": 0}])
+    {'matches': 3000, 'gc_slow_pauses': 0.5, 'rounds': 2}
+    """
     row = dict(runs[0])
     for key, value in runs[0].items():
         values = [r[key] for r in runs if isinstance(r[key], int | float) and not isinstance(r[key], bool)]
-        if isinstance(value, int | float) and len(values) == len(runs):
+        if isinstance(value, int | float) and len(values) == len(runs) and len(set(values)) > 1:
             row[key] = statistics.median(values)
     row["rounds"] = len(runs)
     return row
@@ -311,7 +316,7 @@ def format_run(r: dict[str, Any]) -> str:
         f"{r['actions_per_second']:>6.0f}/s  cpu/action {_f(r['server_cpu_ms_per_action'], 3):>6} ms  "
         f"cores {_f(r['server_cores'], 2)}  ack p50 {_f(r['ack_p50_ms'])} p99 {_f(r['ack_p99_ms'])} "
         f"max {_f(r['ack_max_ms'])} ms  commit {_f(r.get('commit_mean_ms'))} ms  "
-        f"gc>20ms {r['gc_slow_pauses']:.0f} (max {_f(r['gc_pause_max_ms'])} ms; "
+        f"gc>20ms {r['gc_slow_pauses']:g} (max {_f(r['gc_pause_max_ms'])} ms; "
         f"by CPU time {_f(r.get('gc_slow_pauses_cpu'), 0)}, max {_f(r.get('gc_pause_max_cpu_ms'))} ms; "
         f"by generation {_generations(r.get('gc_slow_by_generation'))})  "
         f"{_f(r['kb_per_live_match'])} KB/match  load gen {_f(r['client_cores'], 2)} cores  "
@@ -340,7 +345,7 @@ def format_scale(report: dict[str, Any]) -> str:
         lines.append(
             f"  {name}: CPU {v['levels']}: {_f(v['cpu_ratio'], 2)}x (<= {TARGETS['cpu_ratio']}) "
             f"{mark[v['cpu_ratio_met']]}; ack p99 {_f(v['ack_p99_ms'])} ms (<= {TARGETS['p99_ack_ms']:.0f}) "
-            f"{mark[v['ack_p99_met']]}; GC pauses > 20 ms {v['gc_slow_pauses']:.0f} (0) {mark[v['gc_met']]} "
+            f"{mark[v['ack_p99_met']]}; GC pauses > 20 ms {v['gc_slow_pauses']:g} (0) {mark[v['gc_met']]} "
             f"({_f(v['gc_slow_pauses_cpu'], 0)} by CPU time); "
             f"{_f(v['kb_per_live_match'])} KB per live match (<= {TARGETS['kb_per_match']:.0f}) {mark[v['kb_met']]}"
         )
