@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 from typing import Protocol
 
-from aiohttp import WSMessage, WSMsgType
+from aiohttp import WSMessage, WSMsgType, web
 
 PING_FRAME = b"\x89\x00"
 """An unmasked ping frame with no payload (RFC 6455, 5.5.2), as a server sends it."""
@@ -48,6 +48,20 @@ def heard(s: Beating, msg: WSMessage, now: float) -> bool:
             transport.write(pong_frame(msg.data))
         return False
     return msg.type is not WSMsgType.PONG
+
+
+class Beats:
+    """A connection's part in the heartbeat (:class:`Beating`), set up from its request."""
+
+    transport: asyncio.Transport | None
+    heard: float
+    pinged: float | None
+
+    def start_beating(self, request: web.Request) -> None:
+        """Its socket's transport (None: none known), its client heard now and never pinged."""
+        self.transport = getattr(request, "transport", None)
+        self.heard = asyncio.get_running_loop().time()
+        self.pinged = None
 
 
 class Heartbeat:

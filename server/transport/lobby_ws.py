@@ -24,7 +24,7 @@ from server.wire import messages as w
 
 from .errors import ws_error
 from .gcwatch import release_socket
-from .heartbeat import heard
+from .heartbeat import Beats, heard
 from .keys import HEARTBEAT, SERVICE, SETTINGS, SOCKETS
 from .present import encode, iso
 from .ratelimit import TokenBucket
@@ -56,7 +56,7 @@ def paired_message(p: Pairing) -> bytes:
     return encode(w.Paired(p.seek_id, p.match_id, p.seat, p.opponent))  # type: ignore[arg-type]
 
 
-class LobbyConnection:
+class LobbyConnection(Beats):
     def __init__(self, ws: web.WebSocketResponse, service: MatchService, request: web.Request) -> None:
         self.ws = ws
         self.service = service
@@ -66,11 +66,7 @@ class LobbyConnection:
         self.seek: LocalSeek | None = None
         self.waiter: asyncio.Task[None] | None = None
         self.errors_in_a_row = 0
-        self.transport: asyncio.Transport | None = getattr(request, "transport", None)
-        self.heard = asyncio.get_running_loop().time()
-        self.pinged: float | None = None
-        """For the heartbeat (:mod:`.heartbeat`): when the client last spoke, when it was last
-        pinged."""
+        self.start_beating(request)
 
     async def send(self, text: bytes) -> None:
         if not self.ws.closed:

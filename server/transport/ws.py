@@ -43,7 +43,7 @@ from server.wire.messages import Pong, ServerMessage
 
 from .errors import ws_error
 from .gcwatch import release_socket
-from .heartbeat import Heartbeat, heard
+from .heartbeat import Beats, Heartbeat, heard
 from .keys import HEARTBEAT, METRICS, SERVICE, SETTINGS, SOCKETS
 from .present import encode, state_message
 from .ratelimit import TokenBucket
@@ -98,7 +98,7 @@ def origin_allowed(request: web.Request, allowed: tuple[str, ...]) -> bool:
     return parts.scheme == request.scheme and parts.netloc == request.host
 
 
-class Connection(Outgoing):
+class Connection(Outgoing, Beats):
     """A socket's side of the protocol; implements the service's ``Subscriber``."""
 
     def __init__(self, ws: web.WebSocketResponse, service: MatchService, request: web.Request) -> None:
@@ -121,13 +121,7 @@ class Connection(Outgoing):
         self.session_id: str | None = None
         """The session of the player token its hello gave (None for a watch token)."""
         self.token_hash: str | None = None
-        self.transport: asyncio.Transport | None = getattr(request, "transport", None)
-        """The socket's transport (aiohttp's writer writes to the same one); None: none known
-        (every message through aiohttp's writer)."""
-        self.heard = asyncio.get_running_loop().time()
-        self.pinged: float | None = None
-        """For the heartbeat (:mod:`.heartbeat`): when the client last spoke, when it was last
-        pinged."""
+        self.start_beating(request)  # aiohttp's writer writes to the same transport
 
     # --- outgoing -----------------------------------------------------------------------------
 
