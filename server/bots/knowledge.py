@@ -233,7 +233,7 @@ class Knowledge:
           deadwood left, as a simple player would).
         """
         k = self.opp_unknown_count
-        keep = list(dict.fromkeys(c for c in self.opp_taken if self.opp_known >> c & 1))
+        keep = list(dict.fromkeys([c for c in self.opp_taken if self.opp_known >> c & 1]))
         best: tuple[int, list[int]] | None = None
         best_bad = 99
         for _ in range(tries):
