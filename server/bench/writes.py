@@ -8,9 +8,10 @@ own group-commit store, ``--batch`` at a time (that many matches' actions commit
 as a busy server's one writer gathers them): an action each with a client id like a browser's
 (a UUID), one version later. A third case runs at head with changes that do not know the row
 they replace (the store reads the stored versions first, as it does whenever a compare-and-set
-fails), beside the service's own changes, which know it. Printed per case: the process's CPU time per change (the loop's
-thread and the SQLite writer's thread), the wall time, the changes per transaction and the
-file's size with its write-ahead log; the cases run interleaved ``--rounds`` times and the medians are printed.
+fails), beside the service's own changes, which know it. Printed per case: the process's CPU
+time per change (the loop's thread and the SQLite writer's thread), the wall time, the changes
+per transaction and the file's size with its write-ahead log; the cases run interleaved
+``--rounds`` times and the medians are printed.
 Loopback-free and bounded: a temporary folder, nothing else.
 """
 

@@ -180,9 +180,9 @@ class Change:
     action: StoredAction | None = None
     hands: tuple[FinishedHand, ...] = field(default=())
     previous: MatchMeta | None = None
-    """The row at ``expected_version`` as the writer holds it (None: not known). Only a hint: a
-    store may write just the columns that differ from it, since the compare-and-set fails
-    anyway unless the stored row is at that version, so is this one."""
+    """The row at ``expected_version`` as the writer holds it (None: not known). A store may
+    write just the columns that differ from it: the compare-and-set fails anyway unless the
+    stored row is still at that version, that is, this row."""
 
 
 class Store(AccountStore, RatingStore, SeekStore, LadderStore, Protocol):
