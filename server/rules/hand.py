@@ -147,7 +147,9 @@ class HandState:
         self.taken = -1
         self.turns = 0
         """Plain discards so far: the hand is dead at :data:`TURN_LIMIT`."""
-        self.history: list[Event] = []
+        self.history: tuple[Event, ...] = ()
+        """The hand's public events, oldest first: a tuple, grown by a new one per event (so every
+        view of one moment shares it, and a consumer may remember work by its identity)."""
         self.result: HandResult | None = None
         self._options: dict[int, int] | None = None
         self._knockable = -1
@@ -306,7 +308,7 @@ class HandState:
             self._options = None
             self._knockable = -1
             if kind is Knock:
-                self.history.append(_EV_KNOCK[s][card])
+                self.history += (_EV_KNOCK[s][card],)
                 self.phase = _OVER
                 self.is_over = True
                 self.to_act = None  # type: ignore[assignment]
@@ -314,7 +316,7 @@ class HandState:
                     self.rules, s, (self.hands[0], self.hands[1]), self.knock_limit, self.multiplier
                 )
             else:
-                self.history.append(_EV_DISCARD[s][card])
+                self.history += (_EV_DISCARD[s][card],)
                 self.turns += 1
                 if len(self.stock) <= 2 or self.turns >= TURN_LIMIT:
                     self.phase = _OVER
@@ -327,13 +329,13 @@ class HandState:
         elif phase is _DRAW and kind is Draw:
             if action.source is _STOCK:  # type: ignore[attr-defined]
                 card = self.stock.pop()
-                self.history.append(_EV_DRAW_STOCK[s])
+                self.history += (_EV_DRAW_STOCK[s],)
             else:
                 if self.stock_only:
                     self._check(action)
                 card = self.discard_pile.pop()
                 self.taken = card
-                self.history.append(_EV_DRAW_DISCARD[s][card])
+                self.history += (_EV_DRAW_DISCARD[s][card],)
             self.hands[s] |= 1 << card
             self.stock_only = False
             self.phase = _DISCARD
@@ -342,10 +344,10 @@ class HandState:
             self.hands[s] |= 1 << card
             self.taken = card
             self.phase = _DISCARD
-            self.history.append(_EV_TAKE[s][card])
+            self.history += (_EV_TAKE[s][card],)
         elif phase is _UPCARD and kind is Pass:
             self.passes += 1
-            self.history.append(_EV_PASS[s])
+            self.history += (_EV_PASS[s],)
             if self.passes == 1:
                 self.to_act = self.dealer
             else:
@@ -397,7 +399,7 @@ class HandState:
             hand_counts=(self.hands[0].bit_count(), self.hands[1].bit_count()),
             stock_count=len(self.stock),
             discard_pile=tuple(map(DECK.__getitem__, self.discard_pile)),
-            history=tuple(self.history),
+            history=self.history,
             legal_actions=tuple(self.legal_actions()) if own and seat == self.to_act else (),
             result=self.result,
             knock_limit=self.knock_limit,

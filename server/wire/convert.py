@@ -139,10 +139,13 @@ def hand_view(
     playable: bool = True,
     deal_commitment: str | None = None,
     timed_out: frozenset[int] = frozenset(),
+    history: list[w.Event] | None = None,
 ) -> w.HandView:
     """A seat's view of the hand. ``playable=False`` (a match waiting for its second player, or
     over) offers nothing: no legal action and no discard's deadwood. ``deal_commitment`` is the
-    match's commitment to this hand's seed (:attr:`server.rules.MatchView.deal_commitment`)."""
+    match's commitment to this hand's seed (:attr:`server.rules.MatchView.deal_commitment`).
+    ``history``: the hand's events already converted (else converted here, marking the
+    ``timed_out`` ones)."""
     arr = v.arrangement
     cards = _codes(v.hand)
     return w.HandView(
@@ -158,7 +161,7 @@ def hand_view(
         hand_counts=list(v.hand_counts),
         stock_count=v.stock_count,
         discard_pile=_codes(v.discard_pile),
-        history=_history(v.history, timed_out),
+        history=_history(v.history, timed_out) if history is None else history,
         legal_actions=_all(action, v.legal_actions) if playable else _NO_ACTIONS,
         result=hand_result(v.result) if v.result is not None else None,
         knock_limit=v.knock_limit,
@@ -166,6 +169,11 @@ def hand_view(
         multiplier=v.multiplier,
         deal_commitment=deal_commitment,
     )
+
+
+def events(history: tuple[RulesEvent, ...]) -> list[w.Event]:
+    """A hand's events, in order."""
+    return _all(event, history)
 
 
 def _history(history: tuple[RulesEvent, ...], timed_out: frozenset[int]) -> list[w.Event]:
