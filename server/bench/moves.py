@@ -1,0 +1,202 @@
+"""``python -m server.bench moves``: what a move costs the server's own code, without sockets,
+this checkout beside others (``--variant name:root=DIR``) in one run.
+
+Each round of each code is a child process on a fresh SQLite file: the match service on the
+group-commit store the server runs, ``--matches`` matches between two people played at once,
+``--moves`` moves each (fewer if a match ends), chosen at random from the legal ones (seeded by
+the round, so every code plays the same games). Each seat is a subscriber that builds and
+encodes its ``state`` message as a socket does, and the mover's ``ack`` is encoded. Printed per
+code: the process's CPU time per move (the event loop's thread and the SQLite writer's), the
+best round's, moves per second, and the mean ``state`` message. The codes run interleaved
+``--rounds`` times; medians are printed.
+
+Where the peer benchmark's figures for one code move by 5-10% between runs (sockets, the Node
+load generator, the machine), a change of a few percent to the service, the rules or the views
+shows here. A variant runs this file's driver with that checkout's ``server`` package, so it
+measures any checkout whose service has the same calls (``MatchService``, ``create_match``,
+``join``, ``subscribe``, ``act``). Loopback-free and bounded: a temporary folder, nothing else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from server.bench.load.scale import Variant
+
+HERE = Path(__file__).resolve()
+
+
+async def play(folder: Path, matches: int, moves: int, seed: int) -> dict[str, float]:
+    """One round in this process, with whichever ``server`` package it imports."""
+    from server.service import MatchService
+    from server.service.ids import SequentialIds
+    from server.storage import create_engine, upgrade
+    from server.storage.group_commit import GroupCommitStore
+    from server.transport.present import encode, state_message
+    from server.wire.messages import Ack
+
+    engine = create_engine(f"sqlite+aiosqlite:///{folder / 'moves.db'}")
+    await upgrade(engine)
+    store = GroupCommitStore(engine)
+    # The same deals for every code (the seeds come from the ids): the same games.
+    service = MatchService(store, bot_delay=0, ids=SequentialIds(f"-{seed}-"))
+    sent = {"messages": 0, "bytes": 0}
+
+    class Seat:
+        def __init__(self, seat: int | None) -> None:
+            self.seat = seat
+
+        def deliver(self, update: Any) -> None:
+            sent["messages"] += 1
+            sent["bytes"] += len(state_message(update))
+
+    lives = []
+    for i in range(matches):
+        a, _ = await service.create_player(f"A{i}")
+        b, _ = await service.create_player(f"B{i}")
+        created = await service.create_match(a, opponent="human")
+        await service.join(b, created.meta.match_id, created.invite)
+        live = await service.cache.get(created.meta.match_id)
+        for seat in (0, 1):
+            await service.subscribe(live, Seat(seat))
+        lives.append(live)
+    sent["messages"] = sent["bytes"] = 0
+    played = 0
+
+    async def moves_of(live: Any, rng: random.Random) -> None:
+        nonlocal played
+        for k in range(moves):
+            if live.meta.status != "active":
+                return
+            seat = live.state.to_act
+            action = rng.choice(live.state.legal_actions(seat))
+            msg_id = f"m{k}"
+
+            def ack(version: int, msg_id: str = msg_id) -> None:
+                encode(Ack(msg_id, version))
+
+            await service.act(live, seat, msg_id, live.meta.version, action.to_wire(), ack)
+            played += 1
+
+    cpu, wall = time.process_time(), time.perf_counter()
+    await asyncio.gather(*(moves_of(live, random.Random(seed * 100_003 + i)) for i, live in enumerate(lives)))
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    await service.close()
+    await engine.dispose()
+    return {
+        "moves": played,
+        "cpu_us": 1e6 * cpu / max(played, 1),
+        "per_s": played / wall,
+        "messages": sent["messages"] / max(played, 1),
+        "kb": sent["bytes"] / max(sent["messages"], 1) / 1024,
+    }
+
+
+def _child(argv: list[str]) -> None:
+    """``--child MATCHES MOVES SEED``: one round here, its figures as one JSON line."""
+    matches, moves, seed = (int(a) for a in argv)
+    try:
+        import uvloop  # the server's own loop when installed (server/__main__.py)
+
+        loop_factory: Any = uvloop.new_event_loop
+    except ImportError:
+        loop_factory = asyncio.new_event_loop
+    with tempfile.TemporaryDirectory() as folder:
+        loop = loop_factory()
+        try:
+            figures = loop.run_until_complete(play(Path(folder), matches, moves, seed))
+        finally:
+            loop.close()
+    print(json.dumps(figures))
+
+
+def round_of(variant: Variant, matches: int, moves: int, seed: int) -> dict[str, float]:
+    """One round of ``variant``'s code in a child process: this file's driver, that checkout's
+    ``server`` package (first on the path, from a folder of no modules of its own)."""
+    runner = (
+        f"import runpy, sys; sys.argv = {[str(HERE), '--child', str(matches), str(moves), str(seed)]!r}; "
+    )
+    runner += f"runpy.run_path({str(HERE)!r}, run_name='__main__')"
+    env = {**os.environ, **variant.env, "PYTHONPATH": str(variant.root)}
+    with tempfile.TemporaryDirectory() as cwd:
+        done = subprocess.run(
+            [sys.executable, "-c", runner], cwd=cwd, env=env, capture_output=True, text=True, check=False
+        )
+    if done.returncode != 0:
+        raise RuntimeError(f"{variant.name} failed: {done.stderr.strip()[-2000:]}")
+    out: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return out
+
+
+def run(variants: list[Variant], matches: int, moves: int, rounds: int) -> dict[str, list[dict[str, float]]]:
+    results: dict[str, list[dict[str, float]]] = {v.name: [] for v in variants}
+    for r in range(rounds):
+        for v in variants:
+            figures = round_of(v, matches, moves, seed=r + 1)
+            results[v.name].append(figures)
+            print(
+                f"round {r + 1} {v.name}: {figures['moves']:.0f} moves, {figures['cpu_us']:.1f} us of CPU a move",
+                file=sys.stderr,
+            )
+    return results
+
+
+def format_rows(results: dict[str, list[dict[str, float]]], matches: int, moves: int, rounds: int) -> str:
+    lines = [
+        f"moves benchmark: {matches} matches between two people, {moves} moves each, on SQLite through "
+        f"the service (no sockets), {rounds} rounds interleaved, medians",
+        "",
+        "| Code | CPU per move | best round | vs the first | moves/s | moves | state messages per move "
+        "| mean state message |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    first = None
+    for name, rows in results.items():
+        cpu = statistics.median(r["cpu_us"] for r in rows)
+        first = first or cpu
+        lines.append(
+            f"| {name} | {cpu:.1f} us | {min(r['cpu_us'] for r in rows):.1f} us | {cpu / first:.3f}x "
+            f"| {statistics.median(r['per_s'] for r in rows):,.0f} | {statistics.median(r['moves'] for r in rows):,.0f} "
+            f"| {statistics.median(r['messages'] for r in rows):.2f} | {statistics.median(r['kb'] for r in rows):.2f} KB |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--child"]:
+        _child(argv[1:])
+        return 0
+    p = argparse.ArgumentParser(prog="python -m server.bench moves", description=__doc__.split("\n\n")[0])
+    p.add_argument("--matches", type=int, default=100, help="matches played at once (default 100)")
+    p.add_argument("--moves", type=int, default=300, help="moves per match (default 300)")
+    p.add_argument(
+        "--rounds", type=int, default=5, help="interleaved rounds; medians are printed (default 5)"
+    )
+    p.add_argument(
+        "--variant",
+        dest="variants",
+        action="append",
+        default=[],
+        help="name:root=DIR[,KEY=VALUE...]: another checkout (and environment), run beside this one",
+    )
+    args = p.parse_args(argv)
+    variants = [Variant("this checkout"), *(Variant.parse(s) for s in args.variants)]
+    results = run(variants, args.matches, args.moves, args.rounds)
+    print(format_rows(results, args.matches, args.moves, args.rounds))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,40 @@
+"""``python -m server.bench moves`` plays matches through the service in child processes, this
+checkout's code beside another checkout's, and prints them side by side."""
+
+from __future__ import annotations
+
+import re
+
+from server.bench import moves
+from server.bench.load.servers import ROOT
+
+
+def test_the_moves_benchmark_plays_the_same_games_for_every_code(capsys):
+    argv = ["--matches", "3", "--moves", "12", "--rounds", "2", "--variant", f"same:root={ROOT}"]
+    assert moves.main(argv) == 0
+    out = capsys.readouterr().out
+    rows = re.findall(
+        r"^\| ([\w ]+) \| ([\d.]+) us \| ([\d.]+) us \| ([\d.]+)x \| ([\d,]+) \| ([\d,]+) \| ([\d.]+) \| ([\d.]+) KB \|$",
+        out,
+        re.M,
+    )
+    assert [r[0] for r in rows] == ["this checkout", "same"]
+    for _, cpu, best, _ratio, per_s, played, messages, _kb in rows:
+        assert float(best) <= float(cpu) and float(cpu) > 0 and int(per_s.replace(",", "")) > 0
+        assert int(played) == 3 * 12  # no match ends in 12 moves
+        assert float(messages) == 2.0  # each move: both seats' state messages
+    # The same seeded games, whichever code plays them: the same messages.
+    assert rows[0][7] == rows[1][7]
+    assert rows[0][3] == "1.000"
+
+
+def test_a_variant_that_cannot_run_says_why(tmp_path):
+    broken = tmp_path / "server"
+    broken.mkdir()
+    (broken / "__init__.py").write_text("raise ImportError('not a checkout')\n")
+    try:
+        moves.round_of(moves.Variant("broken", {}, tmp_path), 2, 2, 1)
+    except RuntimeError as e:
+        assert "broken failed" in str(e) and "not a checkout" in str(e)
+    else:
+        raise AssertionError("a variant that cannot import its server ran")
