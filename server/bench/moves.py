@@ -30,9 +30,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from server.bench.load.scale import Variant
+if TYPE_CHECKING:  # a child imports only what it plays with: another checkout may have no Variant
+    from server.bench.load.scale import Variant
 
 HERE = Path(__file__).resolve()
 
@@ -192,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
         help="name:root=DIR[,KEY=VALUE...]: another checkout (and environment), run beside this one",
     )
     args = p.parse_args(argv)
+    from server.bench.load.scale import Variant
+
     variants = [Variant("this checkout"), *(Variant.parse(s) for s in args.variants)]
     results = run(variants, args.matches, args.moves, args.rounds)
     print(format_rows(results, args.matches, args.moves, args.rounds))

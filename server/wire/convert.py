@@ -177,11 +177,11 @@ def events(history: tuple[RulesEvent, ...]) -> list[w.Event]:
 
 
 def _history(history: tuple[RulesEvent, ...], timed_out: frozenset[int]) -> list[w.Event]:
-    events = _all(event, history)
+    out = events(history)
     for i in timed_out:
-        if i < len(events):
-            events[i] = _timed_out(events[i])
-    return events
+        if i < len(out):
+            out[i] = _timed_out(out[i])
+    return out
 
 
 def outcome(o: MatchOutcome | dict[str, Any] | None) -> w.Outcome | None:

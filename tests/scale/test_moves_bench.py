@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from server.bench import moves
+from server.bench.load.scale import Variant
 from server.bench.load.servers import ROOT
 
 
@@ -33,7 +34,7 @@ def test_a_variant_that_cannot_run_says_why(tmp_path):
     broken.mkdir()
     (broken / "__init__.py").write_text("raise ImportError('not a checkout')\n")
     try:
-        moves.round_of(moves.Variant("broken", {}, tmp_path), 2, 2, 1)
+        moves.round_of(Variant("broken", {}, tmp_path), 2, 2, 1)
     except RuntimeError as e:
         assert "broken failed" in str(e) and "not a checkout" in str(e)
     else:
