@@ -11,7 +11,8 @@ best round's, moves per second, and the mean ``state`` message. The codes run in
 ``--rounds`` times; medians are printed.
 
 Where the peer benchmark's figures for one code move by 5-10% between runs (sockets, the Node
-load generator, the machine), a change of a few percent to the service, the rules or the views
+load generator, the machine), two copies of one code here came 1-4% apart in their medians and
+about 1% in their best rounds: a change of a few percent to the service, the rules or the views
 shows here. A variant runs this file's driver with that checkout's ``server`` package, so it
 measures any checkout whose service has the same calls (``MatchService``, ``create_match``,
 ``join``, ``subscribe``, ``act``). Loopback-free and bounded: a temporary folder, nothing else.
