@@ -107,15 +107,11 @@ async def play(folder: Path, matches: int, moves: int, seed: int) -> dict[str, f
 
 def _child(argv: list[str]) -> None:
     """``--child MATCHES MOVES SEED``: one round here, its figures as one JSON line."""
-    matches, moves, seed = (int(a) for a in argv)
-    try:
-        import uvloop  # the server's own loop when installed (server/__main__.py)
+    from server.__main__ import event_loop  # the server's own loop (uvloop when installed)
 
-        loop_factory: Any = uvloop.new_event_loop
-    except ImportError:
-        loop_factory = asyncio.new_event_loop
+    matches, moves, seed = (int(a) for a in argv)
     with tempfile.TemporaryDirectory() as folder:
-        loop = loop_factory()
+        loop = event_loop(True)
         try:
             figures = loop.run_until_complete(play(Path(folder), matches, moves, seed))
         finally:

@@ -154,10 +154,10 @@ class _SharedHistory:
     (each seat's, each watcher's, built one after the other), not once per message: with the
     whole history in every message, its conversion and encoding were about a quarter of building
     and encoding a moment's messages (``python -m server.bench moves``). The history is public
-    (every seat's view holds the same events). The rules give every view of one moment the same history tuple, a new one
-    per event, so the tuple's identity says the encoding is the same (the one kept holds the
-    tuple, so its identity cannot pass to another). A history with events marked as timed out
-    (a view's own marking) is converted with its view, as before."""
+    (every seat's view holds the same events). The rules give every view of one moment the same
+    history tuple, a new one per event, so the tuple's identity says the encoding is the same
+    (the one kept holds the tuple, so its identity cannot pass to another). A history with
+    events marked as timed out (a view's own marking) is converted with its view, as before."""
 
     __slots__ = ("encoded", "events")
 
