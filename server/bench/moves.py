@@ -4,7 +4,9 @@ this checkout beside others (``--variant name:root=DIR``) in one run.
 Each round of each code is a child process on a fresh SQLite file: the match service on the
 group-commit store the server runs, ``--matches`` matches between two people played at once,
 ``--moves`` moves each (fewer if a match ends), chosen at random from the legal ones (seeded by
-the round, so every code plays the same games). Each seat is a subscriber that builds and
+the round, so every code plays the same games). ``--opponent easy|normal|hard``: matches against
+the computer instead (no pause before its moves), ``--moves`` human actions each, every one
+counted with the computer's replies it brings. Each seat is a subscriber that builds and
 encodes its ``state`` message as a socket does, and the mover's ``ack`` is encoded. Printed per
 code: the process's CPU time per move (the event loop's thread and the SQLite writer's), the
 best round's, moves per second, and the mean ``state`` message. The codes run interleaved
@@ -39,7 +41,9 @@ if TYPE_CHECKING:  # a child imports only what it plays with: another checkout m
 HERE = Path(__file__).resolve()
 
 
-async def play(folder: Path, matches: int, moves: int, seed: int) -> dict[str, float]:
+async def play(
+    folder: Path, matches: int, moves: int, seed: int, opponent: str = "human"
+) -> dict[str, float]:
     """One round in this process, with whichever ``server`` package it imports."""
     from server.service import MatchService
     from server.service.ids import SequentialIds
@@ -58,41 +62,72 @@ async def play(folder: Path, matches: int, moves: int, seed: int) -> dict[str, f
     class Seat:
         def __init__(self, seat: int | None) -> None:
             self.seat = seat
+            self.moved = asyncio.Event()
+            self.turn: tuple[int, Any] | None = None
+            """The version and legal actions of the last view that was this seat's turn, as a
+            client acts on them (None: not its turn, or already acted on)."""
+            self.active = True
 
         def deliver(self, update: Any) -> None:
             sent["messages"] += 1
             sent["bytes"] += len(state_message(update))
+            hand = update.view.hand
+            self.active = update.meta.status == "active"
+            self.turn = (update.meta.version, hand.legal_actions) if hand.to_act == self.seat else None
+            self.moved.set()
 
-    lives = []
+    human = opponent == "human"
+    lives, people = [], []
     for i in range(matches):
         a, _ = await service.create_player(f"A{i}")
-        b, _ = await service.create_player(f"B{i}")
-        created = await service.create_match(a, opponent="human")
-        await service.join(b, created.meta.match_id, created.invite)
+        if human:
+            b, _ = await service.create_player(f"B{i}")
+            created = await service.create_match(a, opponent="human")
+            await service.join(b, created.meta.match_id, created.invite)
+        else:
+            created = await service.create_match(a, opponent="computer", difficulty=opponent)
         live = await service.cache.get(created.meta.match_id)
-        for seat in (0, 1):
-            await service.subscribe(live, Seat(seat))
+        seats = [Seat(0), Seat(1)] if human else [Seat(0)]
+        for seat in seats:
+            await service.subscribe(live, seat)
         lives.append(live)
+        people.append(seats[0])
     sent["messages"] = sent["bytes"] = 0
     played = 0
 
-    async def moves_of(live: Any, rng: random.Random) -> None:
+    async def moves_of(live: Any, person: Seat, rng: random.Random) -> None:
         nonlocal played
         for k in range(moves):
-            if live.meta.status != "active":
-                return
-            seat = live.state.to_act
-            action = rng.choice(live.state.legal_actions(seat))
+            if human:
+                if live.meta.status != "active":
+                    return
+                seat, version = live.state.to_act, live.meta.version
+                action = rng.choice(live.state.legal_actions(seat))
+            else:
+                # The person acts on the last view it was sent, as a client does: the computer's
+                # replies (each a state message) come first.
+                while person.active and person.turn is None:
+                    person.moved.clear()
+                    await person.moved.wait()
+                if not person.active or person.turn is None:
+                    return
+                (version, legal), person.turn = person.turn, None
+                seat, action = person.seat, rng.choice(legal)
             msg_id = f"m{k}"
 
             def ack(version: int, msg_id: str = msg_id) -> None:
                 encode(Ack(msg_id, version))
 
-            await service.act(live, seat, msg_id, live.meta.version, action.to_wire(), ack)
+            await service.act(live, seat, msg_id, version, action.to_wire(), ack)
             played += 1
 
     cpu, wall = time.process_time(), time.perf_counter()
-    await asyncio.gather(*(moves_of(live, random.Random(seed * 100_003 + i)) for i, live in enumerate(lives)))
+    await asyncio.gather(
+        *(
+            moves_of(live, person, random.Random(seed * 100_003 + i))
+            for i, (live, person) in enumerate(zip(lives, people))
+        )
+    )
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     await service.close()
     await engine.dispose()
@@ -106,25 +141,27 @@ async def play(folder: Path, matches: int, moves: int, seed: int) -> dict[str, f
 
 
 def _child(argv: list[str]) -> None:
-    """``--child MATCHES MOVES SEED``: one round here, its figures as one JSON line."""
+    """``--child MATCHES MOVES SEED OPPONENT``: one round here, its figures as one JSON line."""
     from server.__main__ import event_loop  # the server's own loop (uvloop when installed)
 
-    matches, moves, seed = (int(a) for a in argv)
+    matches, moves, seed = (int(a) for a in argv[:3])
+    opponent = argv[3]
     with tempfile.TemporaryDirectory() as folder:
         loop = event_loop(True)
         try:
-            figures = loop.run_until_complete(play(Path(folder), matches, moves, seed))
+            figures = loop.run_until_complete(play(Path(folder), matches, moves, seed, opponent))
         finally:
             loop.close()
     print(json.dumps(figures))
 
 
-def round_of(variant: Variant, matches: int, moves: int, seed: int) -> dict[str, float]:
+def round_of(
+    variant: Variant, matches: int, moves: int, seed: int, opponent: str = "human"
+) -> dict[str, float]:
     """One round of ``variant``'s code in a child process: this file's driver, that checkout's
     ``server`` package (first on the path, from a folder of no modules of its own)."""
-    runner = (
-        f"import runpy, sys; sys.argv = {[str(HERE), '--child', str(matches), str(moves), str(seed)]!r}; "
-    )
+    argv = [str(HERE), "--child", str(matches), str(moves), str(seed), opponent]
+    runner = f"import runpy, sys; sys.argv = {argv!r}; "
     runner += f"runpy.run_path({str(HERE)!r}, run_name='__main__')"
     env = {**os.environ, **variant.env, "PYTHONPATH": str(variant.root)}
     with tempfile.TemporaryDirectory() as cwd:
@@ -137,11 +174,13 @@ def round_of(variant: Variant, matches: int, moves: int, seed: int) -> dict[str,
     return out
 
 
-def run(variants: list[Variant], matches: int, moves: int, rounds: int) -> dict[str, list[dict[str, float]]]:
+def run(
+    variants: list[Variant], matches: int, moves: int, rounds: int, opponent: str = "human"
+) -> dict[str, list[dict[str, float]]]:
     results: dict[str, list[dict[str, float]]] = {v.name: [] for v in variants}
     for r in range(rounds):
         for v in variants:
-            figures = round_of(v, matches, moves, seed=r + 1)
+            figures = round_of(v, matches, moves, r + 1, opponent)
             results[v.name].append(figures)
             print(
                 f"round {r + 1} {v.name}: {figures['moves']:.0f} moves, {figures['cpu_us']:.1f} us of CPU a move",
@@ -150,9 +189,13 @@ def run(variants: list[Variant], matches: int, moves: int, rounds: int) -> dict[
     return results
 
 
-def format_rows(results: dict[str, list[dict[str, float]]], matches: int, moves: int, rounds: int) -> str:
+def format_rows(
+    results: dict[str, list[dict[str, float]]], matches: int, moves: int, rounds: int, opponent: str = "human"
+) -> str:
+    who = "between two people" if opponent == "human" else f"against the computer ({opponent})"
+    each = "moves" if opponent == "human" else "human actions (with the computer's replies)"
     lines = [
-        f"moves benchmark: {matches} matches between two people, {moves} moves each, on SQLite through "
+        f"moves benchmark: {matches} matches {who}, {moves} {each} each, on SQLite through "
         f"the service (no sockets), {rounds} rounds interleaved, medians",
         "",
         "| Code | CPU per move | best round | vs the first | moves/s | moves | state messages per move "
@@ -183,6 +226,12 @@ def main(argv: list[str] | None = None) -> int:
         "--rounds", type=int, default=5, help="interleaved rounds; medians are printed (default 5)"
     )
     p.add_argument(
+        "--opponent",
+        choices=("human", "easy", "normal", "hard"),
+        default="human",
+        help="human (default: both seats played here) or the computer at that level (a move: a human action)",
+    )
+    p.add_argument(
         "--variant",
         dest="variants",
         action="append",
@@ -193,8 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     from server.bench.load.scale import Variant
 
     variants = [Variant("this checkout"), *(Variant.parse(s) for s in args.variants)]
-    results = run(variants, args.matches, args.moves, args.rounds)
-    print(format_rows(results, args.matches, args.moves, args.rounds))
+    results = run(variants, args.matches, args.moves, args.rounds, args.opponent)
+    print(format_rows(results, args.matches, args.moves, args.rounds, args.opponent))
     return 0
 
 

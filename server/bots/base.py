@@ -31,14 +31,24 @@ class Bot:
             raise TypeError("a bot's seed is an int or a str")
         self.seed = seed
         self._rng: random.Random | None = None
+        self._view: SeatView | None = None
+        """The view of the decision under way: its generator is seeded from it when first used."""
 
     @property
     def rng(self) -> random.Random:
-        """The generator of the decision under way (seeded by :meth:`choose`). It is dropped when
-        the decision ends: its state is 2.5 KB, which every bot kept for a live match against
-        the computer would otherwise hold between its moves."""
+        """The generator of the decision under way (seeded by :meth:`choose` from the view). It
+        is made when a decision first asks for it (many decisions draw nothing: seeding one
+        from its text costs more than most of them) and dropped when the decision ends: its
+        state is 2.5 KB, which every bot kept for a live match against the computer would
+        otherwise hold between its moves."""
         if self._rng is None:
-            self._rng = random.Random()
+            view = self._view
+            # The difficulty is in the seed so that two difficulties given one seed do not play alike.
+            self._rng = (
+                random.Random()
+                if view is None
+                else random.Random(f"{self.difficulty}:{self.seed}:{view_key(view)}")
+            )
         return self._rng
 
     def __repr__(self) -> str:
@@ -49,12 +59,11 @@ class Bot:
             raise TypeError(f"a bot plays from a SeatView only, not {type(view).__name__}")
         if view.seat is None or view.to_act != view.seat or not view.legal_actions:
             raise ValueError("the bot was asked to act when it has no legal action")
-        # The difficulty is in the seed so that two difficulties given one seed do not play alike.
-        self._rng = random.Random(f"{self.difficulty}:{self.seed}:{view_key(view)}")
+        self._view, self._rng = view, None
         try:
             return self._decide(view)
         finally:
-            self._rng = None
+            self._view = self._rng = None
 
     def _decide(self, view: SeatView) -> Action:
         if view.phase is Phase.UPCARD:

@@ -164,8 +164,7 @@ class Writer:
                 result=stored_result(r),
                 finished_at=now,
             )
-            for i, r in enumerate(state.results)
-            if i >= finished_before
+            for i, r in enumerate(state.results[finished_before:], finished_before)
         )
         stored = StoredAction(live.seq + 1, seat, action.to_wire(), client_id, meta.version, now)
         by = "computer" if meta.opponent == "computer" and seat == COMPUTER_SEAT else "human"

@@ -39,3 +39,18 @@ def test_a_variant_that_cannot_run_says_why(tmp_path):
         assert "broken failed" in str(e) and "not a checkout" in str(e)
     else:
         raise AssertionError("a variant that cannot import its server ran")
+
+
+def test_against_the_computer_a_move_is_a_human_action_with_the_replies_it_brings(capsys):
+    argv = ["--matches", "3", "--moves", "10", "--rounds", "1", "--opponent", "normal"]
+    assert moves.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "against the computer (normal)" in out
+    row = re.search(
+        r"^\| this checkout \| ([\d.]+) us \|.*\| ([\d,]+) \| ([\d.]+) \| ([\d.]+) KB \|$", out, re.M
+    )
+    assert row is not None, out
+    played, messages = int(row[2].replace(",", "")), float(row[3])
+    # The person's seat alone is subscribed: its own move's message, then one per computer move
+    # (at least one before its next turn), so more than one message per human action.
+    assert 0 < played <= 3 * 10 and messages > 1.5, out
