@@ -38,15 +38,24 @@ def shot(page: Page, name: str) -> None:
 
 
 def start_vs_computer(page: Page, base_url: str, *, name: str, difficulty: str, rules: str) -> str:
-    """From the start page to the table; returns the match id from the address."""
-    page.goto(base_url + "/")
-    page.get_by_label("Your name").fill(name)
-    page.get_by_label(difficulty).check()
-    page.get_by_role("form", name="Play the computer").get_by_label(rules).check()
-    page.get_by_role("button", name="Play the computer").click()
-    page.wait_for_url(re.compile(r"#/play/"))
-    expect(status_line(page)).not_to_be_empty()
-    return page.url.rsplit("/", 1)[-1]
+    """From the start page to the table, at the player's turn in a hand still in play; returns
+    the match id from the address. The deal is random: now and then the computer, first to act,
+    takes the upcard and knocks before the table opens, and the table shows that hand's result
+    over the next deal; then a new match (a player this browser knows is not asked its name)."""
+    for _ in range(5):
+        page.goto(base_url + "/")
+        start = page.get_by_role("button", name="Play the computer")
+        expect(start).to_be_visible()
+        if page.get_by_label("Your name").count():
+            page.get_by_label("Your name").fill(name)
+        page.get_by_label(difficulty).check()
+        page.get_by_role("form", name="Play the computer").get_by_label(rules).check()
+        start.click()
+        page.wait_for_url(re.compile(r"#/play/"))
+        expect(status_line(page)).to_contain_text("Your turn", timeout=15_000)
+        if not page.get_by_role("button", name="Next hand").is_visible():
+            return page.url.rsplit("/", 1)[-1]
+    raise AssertionError("five deals in a row ended before the player's first move")
 
 
 def status_line(page: Page):
