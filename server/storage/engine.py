@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
+import msgspec
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import URL, event, make_url, text
@@ -129,7 +130,22 @@ def error_code(error: BaseException) -> str:
     return str(code) if code else type(raw).__name__
 
 
+_JSON = msgspec.json.Encoder()
+
+
+def json_text(value: Any) -> str:
+    """A JSON column's text (an action, a clock, a hand's result, on every write): msgspec's
+    compact encoding, a tenth of the standard library's time for the same values. Read back with
+    the standard library's decoder, like the rows written before (spaced, ASCII-escaped).
+
+    >>> json_text({"kind": "discard", "card": "Qs"})
+    '{"kind":"discard","card":"Qs"}'
+    """
+    return _JSON.encode(value).decode()
+
+
 def create_engine(url: str, **kwargs: Any) -> AsyncEngine:
+    kwargs.setdefault("json_serializer", json_text)
     if is_sqlite(url):
         path = sqlite_path(url)
         if path is not None:
