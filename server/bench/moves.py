@@ -9,8 +9,9 @@ the computer instead (no pause before its moves), ``--moves`` human actions each
 counted with the computer's replies it brings. Each seat is a subscriber that builds and
 encodes its ``state`` message as a socket does, and the mover's ``ack`` is encoded. Printed per
 code: the process's CPU time per move (the event loop's thread and the SQLite writer's), the
-best round's, moves per second, and the mean ``state`` message. The codes run interleaved
-``--rounds`` times; medians are printed.
+best round's, its ratio to the first code's (of the medians, and round by round: the median of
+each round's ratio, with their range), moves per second, and the mean ``state`` message. The
+codes run interleaved ``--rounds`` times; medians are printed.
 
 Where the peer benchmark's figures for one code move by 5-10% between runs (sockets, the Node
 load generator, the machine), two copies of one code here came 1-4% apart in their medians and
@@ -198,16 +199,20 @@ def format_rows(
         f"moves benchmark: {matches} matches {who}, {moves} {each} each, on SQLite through "
         f"the service (no sockets), {rounds} rounds interleaved, medians",
         "",
-        "| Code | CPU per move | best round | vs the first | moves/s | moves | state messages per move "
-        "| mean state message |",
-        "|---|---|---|---|---|---|---|---|",
+        "| Code | CPU per move | best round | vs the first | round by round | moves/s | moves "
+        "| state messages per move | mean state message |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    first = None
+    first: list[dict[str, float]] = next(iter(results.values()))
     for name, rows in results.items():
         cpu = statistics.median(r["cpu_us"] for r in rows)
-        first = first or cpu
+        # Each round's ratio to the first code's same round: the machine's drift between
+        # rounds (children run one after the other) cancels out.
+        paired = [r["cpu_us"] / f["cpu_us"] for r, f in zip(rows, first)]
         lines.append(
-            f"| {name} | {cpu:.1f} us | {min(r['cpu_us'] for r in rows):.1f} us | {cpu / first:.3f}x "
+            f"| {name} | {cpu:.1f} us | {min(r['cpu_us'] for r in rows):.1f} us "
+            f"| {cpu / statistics.median(f['cpu_us'] for f in first):.3f}x "
+            f"| {statistics.median(paired):.3f}x ({min(paired):.2f}-{max(paired):.2f}) "
             f"| {statistics.median(r['per_s'] for r in rows):,.0f} | {statistics.median(r['moves'] for r in rows):,.0f} "
             f"| {statistics.median(r['messages'] for r in rows):.2f} | {statistics.median(r['kb'] for r in rows):.2f} KB |"
         )

@@ -15,18 +15,21 @@ def test_the_moves_benchmark_plays_the_same_games_for_every_code(capsys):
     assert moves.main(argv) == 0
     out = capsys.readouterr().out
     rows = re.findall(
-        r"^\| ([\w ]+) \| ([\d.]+) us \| ([\d.]+) us \| ([\d.]+)x \| ([\d,]+) \| ([\d,]+) \| ([\d.]+) \| ([\d.]+) KB \|$",
+        r"^\| ([\w ]+) \| ([\d.]+) us \| ([\d.]+) us \| ([\d.]+)x \| ([\d.]+)x \(([\d.]+)-([\d.]+)\) "
+        r"\| ([\d,]+) \| ([\d,]+) \| ([\d.]+) \| ([\d.]+) KB \|$",
         out,
         re.M,
     )
     assert [r[0] for r in rows] == ["this checkout", "same"]
-    for _, cpu, best, _ratio, per_s, played, messages, _kb in rows:
+    for _, cpu, best, _ratio, paired, low, high, per_s, played, messages, _kb in rows:
         assert float(best) <= float(cpu) and float(cpu) > 0 and int(per_s.replace(",", "")) > 0
+        assert float(low) <= float(paired) <= float(high)
         assert int(played) == 3 * 12  # no match ends in 12 moves
         assert float(messages) == 2.0  # each move: both seats' state messages
     # The same seeded games, whichever code plays them: the same messages.
-    assert rows[0][7] == rows[1][7]
-    assert rows[0][3] == "1.000"
+    assert rows[0][10] == rows[1][10]
+    # The first code against itself, of the medians and round by round.
+    assert rows[0][3:7] == ("1.000", "1.000", "1.00", "1.00")
 
 
 def test_a_variant_that_cannot_run_says_why(tmp_path):
