@@ -220,9 +220,11 @@ class Clocks:
             del self.gone[match_id]
         for live in self.cache:
             meta = live.meta
+            if meta.clock is None or not live.subscribers:
+                continue  # (untimed, or nobody here to warn: most live matches, every second)
             tc = time_control_of(meta)
             clock = clock_of(meta)
-            if not tc.timed or clock is None or clock.seat is None or not live.subscribers:
+            if not tc.timed or clock is None or clock.seat is None:
                 continue
             if self.warned.get(live.match_id) == meta.version:
                 continue
