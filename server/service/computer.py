@@ -198,7 +198,12 @@ class Computer:
                 log.error("computer chose an illegal action", extra={"match_id": live.match_id})
             action = view.legal_actions[0]
         await self.writer.apply(live, COMPUTER_SEAT, action, None, None)
-        return True
+        if self.to_move(live):
+            return True
+        # The human's turn now: the loop ends here, still under the lock, rather than waking
+        # after another pause only to find that out.
+        live.bot_task = None
+        return False
 
     async def _think(self, live: LiveMatch, view: SeatView) -> Any:
         """A slow level's choice. Hard simulates for tens of milliseconds: in a worker process,

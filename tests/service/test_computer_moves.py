@@ -109,6 +109,25 @@ async def test_the_computer_pauses_before_each_of_its_moves():
     await service.close()
 
 
+async def test_the_computers_turn_ends_with_its_last_move_not_after_another_pause():
+    clock = FakeClock()
+    service = MatchService(MemoryStore(), bot_delay=0.6, clock=clock, ids=SequentialIds())
+    ada, _ = await service.create_player("Ada")
+    created = await service.create_match(ada, difficulty="easy")
+    live = await service.cache.get(created.meta.match_id)
+    for _ in range(40):  # whole turns of the person's, each answered by the computer's
+        while live.meta.status == "active" and live.state.to_act == 0:
+            await service.act(live, 0, None, live.meta.version, live.state.legal_actions(0)[0].to_wire())
+        while live.meta.status == "active" and live.state.to_act == 1:
+            await clock.advance(0.6)
+        if live.meta.status != "active":
+            break
+        # The person's turn: no computer's loop left waiting out one more pause to see it.
+        await clock.settle()
+        assert live.bot_task is None and clock.sleepers == 0
+    await service.close()
+
+
 async def test_the_computer_still_moves_after_losing_several_version_races_in_a_row(engine):
     class RacedStore(SqlStore):
         """Refuses the computer's first commits as if another process had written first."""
