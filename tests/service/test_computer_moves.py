@@ -86,12 +86,17 @@ async def test_a_computer_move_given_as_a_subclass_of_an_action_is_played_as_cho
     assert all(isinstance(Action.from_wire(p), Action) for p in played)
 
 
-async def test_the_computer_pauses_before_each_of_its_moves():
-    clock = FakeClock()
+async def paused_match(clock: FakeClock):
+    """A service whose computer pauses 0.6 s before each move, and a match against it (Easy)."""
     service = MatchService(MemoryStore(), bot_delay=0.6, clock=clock, ids=SequentialIds())
     ada, _ = await service.create_player("Ada")
     created = await service.create_match(ada, difficulty="easy")
-    live = await service.cache.get(created.meta.match_id)
+    return service, await service.cache.get(created.meta.match_id)
+
+
+async def test_the_computer_pauses_before_each_of_its_moves():
+    clock = FakeClock()
+    service, live = await paused_match(clock)
     while live.state.to_act == 0:
         await service.act(live, 0, None, live.meta.version, live.state.legal_actions(0)[0].to_wire())
     await clock.settle()
@@ -111,10 +116,7 @@ async def test_the_computer_pauses_before_each_of_its_moves():
 
 async def test_the_computers_turn_ends_with_its_last_move_not_after_another_pause():
     clock = FakeClock()
-    service = MatchService(MemoryStore(), bot_delay=0.6, clock=clock, ids=SequentialIds())
-    ada, _ = await service.create_player("Ada")
-    created = await service.create_match(ada, difficulty="easy")
-    live = await service.cache.get(created.meta.match_id)
+    service, live = await paused_match(clock)
     for _ in range(40):  # whole turns of the person's, each answered by the computer's
         while live.meta.status == "active" and live.state.to_act == 0:
             await service.act(live, 0, None, live.meta.version, live.state.legal_actions(0)[0].to_wire())
