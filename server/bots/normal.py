@@ -37,17 +37,18 @@ class NormalBot(Bot):
             )
             return Knock(card)
 
-        def key(item: tuple[Card, int]) -> tuple[int, int, int, float]:
+        def key(item: tuple[Card, int]) -> tuple[int, int, int]:
             card, dw = item
             i = card.index
             # "useless": a card with partners (a pair, two of a run) is worth a few points more
             # than a lone card; then the higher card goes
-            return (
-                dw + PARTNER_VALUE * min(live_connections(hand, i, dead), 2),
-                -VALUES[i],
-                -RANK[i],
-                self.rng.random(),
-            )
+            return (dw + PARTNER_VALUE * min(live_connections(hand, i, dead), 2), -VALUES[i], -RANK[i])
 
-        card, _ = min(options, key=key)
-        return Discard(card)
+        keys = [key(item) for item in options]
+        best = min(keys)
+        if keys.count(best) == 1:
+            return Discard(options[keys.index(best)][0])
+        # A tie (two cards of a rank, say): a draw per option, in order, breaks it.
+        draws = [self.rng.random() for _ in options]
+        j = min(range(len(options)), key=lambda j: (keys[j], draws[j]))
+        return Discard(options[j][0])

@@ -8,7 +8,8 @@ import random
 import pytest
 
 from server.bots import DIFFICULTIES, make_bot
-from server.rules import RULES, Card, Event, HandState, SeatView, deal
+from server.bots.base import view_key
+from server.rules import RULES, Card, Event, HandState, Phase, SeatView, deal
 from server.rules.cards import DECK
 from tests.wire_forms import wire
 
@@ -113,6 +114,34 @@ def test_a_bot_holds_no_generator_between_its_decisions(difficulty: str) -> None
     player = bot(difficulty, 5)
     player.choose(hand.view(hand.to_act))
     assert player._rng is None
+
+
+def test_a_generator_is_made_only_for_a_decision_that_draws_from_it_and_seeded_as_before(monkeypatch) -> None:
+    # Seeding from the view's text costs more than most decisions: Normal's draws never draw,
+    # its discards only to break a tie (two cards of a rank, say).
+    made: list[tuple[object, ...]] = []
+
+    class Counting(random.Random):
+        def __init__(self, *args: object) -> None:
+            made.append(args)
+            super().__init__(*args)
+
+    monkeypatch.setattr(random, "Random", Counting)
+    seeded = {"discard": 0, "plain discard": 0}
+    for seed in range(40):
+        hand = deal(RULES["house"], starter=seed % 2, seed=f"ties:{seed}")
+        players = [bot("normal", "a"), bot("normal", "b")]
+        while not hand.is_over:
+            view, before = hand.view(hand.to_act), len(made)
+            hand.apply(players[hand.to_act].choose(view))
+            if view.phase is not Phase.DISCARD:
+                assert len(made) == before
+            elif len(made) == before:
+                seeded["plain discard"] += 1
+            else:
+                assert made[before:] == [(f"normal:{'ab'[view.seat]}:{view_key(view)}",)]
+                seeded["discard"] += 1
+    assert seeded["discard"] and seeded["plain discard"] > seeded["discard"], seeded
 
 
 def test_different_seeds_may_differ_but_never_leave_the_legal_actions() -> None:
