@@ -39,16 +39,19 @@ async def to_discard_phase(conn) -> MatchView:
             await conn.act(quick(view), version=view.version)
 
 
-async def finish_hand(conn, number: int) -> None:
-    """Play on until hand ``number`` has a result (the match may end with it)."""
+async def finish_hand(conn, number: int) -> int:
+    """Play on until hand ``number`` has a result (the match may end with it); how many actions
+    this seat played."""
+    played = 0
     while True:
         view = await conn.turn()
         if view is None or view.hand_number > number:
             done = conn.view
             assert done.hand_number > number or done.is_over
-            return
+            return played
         with contextlib.suppress(StaleVersion):
             await conn.act(quick(view), version=view.version)
+            played += 1
 
 
 @contextlib.asynccontextmanager
