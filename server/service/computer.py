@@ -168,9 +168,16 @@ class Computer:
             return False
         return live.stale or self.to_move(live)
 
+    def _turn_goes_on(self, live: LiveMatch) -> bool:
+        """Under the lock: whether the computer is (still) to move; if not, its loop ends here,
+        so the next human move schedules a new one."""
+        if self.to_move(live):
+            return True
+        live.bot_task = None
+        return False
+
     async def _move(self, live: LiveMatch) -> bool:
-        if not self.to_move(live):
-            live.bot_task = None  # under the lock, so the next human move schedules a new loop
+        if not self._turn_goes_on(live):
             return False
         view = live.state.hand.view(COMPUTER_SEAT)
         started = self.clock.monotonic()
@@ -198,12 +205,8 @@ class Computer:
                 log.error("computer chose an illegal action", extra={"match_id": live.match_id})
             action = view.legal_actions[0]
         await self.writer.apply(live, COMPUTER_SEAT, action, None, None)
-        if self.to_move(live):
-            return True
-        # The human's turn now: the loop ends here, still under the lock, rather than waking
-        # after another pause only to find that out.
-        live.bot_task = None
-        return False
+        # When this move ends its turn, the loop ends with it, not after another pause.
+        return self._turn_goes_on(live)
 
     async def _think(self, live: LiveMatch, view: SeatView) -> Any:
         """A slow level's choice. Hard simulates for tens of milliseconds: in a worker process,
