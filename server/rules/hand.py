@@ -37,7 +37,7 @@ from .actions import (
     Source,
     TakeUpcard,
 )
-from .cards import DECK, VALUES, Card, as_card, indices, to_mask
+from .cards import DECK, VALUES, Card, as_card, from_mask, indices, to_mask
 from .errors import IllegalActionError, InvalidActionError, NotYourTurnError
 from .melds import (
     FULL_SUIT,
@@ -383,10 +383,18 @@ class HandState:
             memo = self._arranged[seat] = (mask, arrangement, arrangement.cards)
         return memo
 
-    def view(self, seat: int | None) -> SeatView:
-        """What ``seat`` may see (``None``: the public view for watchers)."""
+    def view(self, seat: int | None, *, arranged: bool = True) -> SeatView:
+        """What ``seat`` may see (``None``: the public view for watchers). ``arranged=False``
+        leaves out the best arrangement (``arrangement`` None, ``hand`` in card order): a
+        computer player reads its cards, never their layout, and the arrangement is the costly
+        part of a view."""
         own = seat is not None
-        arrangement, cards = self._arrangement(seat)[1:] if seat is not None else (None, ())
+        if not own:
+            arrangement, cards = None, ()
+        elif arranged:
+            arrangement, cards = self._arrangement(seat)[1:]
+        else:
+            arrangement, cards = None, tuple(from_mask(self.hands[seat]))
         return SeatView(
             rules=self.rules,
             seat=seat,

@@ -56,8 +56,11 @@ class SeatView:
     phase: Phase
     to_act: int | None
     hand: tuple[Card, ...]
-    """The seat's cards in best-arrangement order: melds first, then unmatched by rank."""
+    """The seat's cards in best-arrangement order: melds first, then unmatched by rank (in card
+    order when the view was built without its arrangement)."""
     arrangement: Arrangement | None
+    """The seat's best arrangement; None for watchers and in a view built without it
+    (``HandState.view(seat, arranged=False)``: the computer's own)."""
     hand_counts: tuple[int, int]
     stock_count: int
     discard_pile: tuple[Card, ...]

@@ -179,7 +179,7 @@ class Computer:
     async def _move(self, live: LiveMatch) -> bool:
         if not self._turn_goes_on(live):
             return False
-        view = live.state.hand.view(COMPUTER_SEAT)
+        view = live.state.hand.view(COMPUTER_SEAT, arranged=False)  # bots never read the layout
         started = self.clock.monotonic()
         try:
             if not DIFFICULTIES[live.meta.difficulty or "normal"].slow:

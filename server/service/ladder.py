@@ -388,7 +388,7 @@ class Ladder:
             while live.meta.status == "active" and (seat := live.state.to_act) in seats:
                 await self._wait_for_budget()
                 version = live.meta.version
-                view = live.state.hand.view(seat)
+                view = live.state.hand.view(seat, arranged=False)
                 level = seats[seat]
                 action, cpu = await self.think(level, f"{live.meta.seed}:{seat}:ladder", view)
                 self.cpu_spent += cpu

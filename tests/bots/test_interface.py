@@ -108,6 +108,22 @@ def test_same_seed_and_view_give_the_same_action_in_any_order(difficulty: str) -
 
 
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)
+def test_a_bot_chooses_the_same_without_the_arrangement_the_computer_is_not_given(difficulty: str) -> None:
+    # The service hands the computer ``view(seat, arranged=False)``: its cards in card order, no
+    # layout. Every choice must be the one the arranged view gets.
+    pairs = []
+    for seed in range(8):
+        hand = deal(RULES["house"], starter=seed % 2, seed=f"plain:{seed}")
+        players = [bot("normal", 3), bot("easy", 4)]
+        while not hand.is_over:
+            pairs.append((hand.view(hand.to_act), hand.view(hand.to_act, arranged=False)))
+            hand.apply(players[hand.to_act].choose(pairs[-1][0]))
+    chosen = [(bot(difficulty, 9).choose(full), bot(difficulty, 9).choose(plain)) for full, plain in pairs]
+    assert all(a == b for a, b in chosen)
+    assert any(full.hand != plain.hand for full, plain in pairs)  # the order did differ
+
+
+@pytest.mark.parametrize("difficulty", DIFFICULTIES)
 def test_a_bot_holds_no_generator_between_its_decisions(difficulty: str) -> None:
     # A bot is kept for every live match against the computer: a generator's 2.5 KB each.
     hand = deal(RULES["house"], starter=0, seed="idle")

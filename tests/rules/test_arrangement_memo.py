@@ -3,6 +3,8 @@ view costs the same however many hands are live: no global cache that many live 
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from server.rules import RULES, Draw, Source, deal
@@ -50,3 +52,16 @@ def test_the_arrangement_follows_the_cards_when_they_change(arranging):
     assert len(after.hand) == 11
     h.view(1)  # the other seat's cards did not change: remembered
     assert arranging.count(h.hands[1]) == 1
+
+
+def test_a_view_without_its_arrangement_arranges_nothing_and_differs_in_nothing_else(arranging):
+    h = deal(RULES["house"], starter=0, seed=5)
+    h.apply(h.legal_actions()[0])  # the starter takes the upcard: it must discard now
+    plain = h.view(0, arranged=False)
+    assert arranging == []
+    assert plain.arrangement is None
+    assert list(plain.hand) == sorted(plain.hand, key=lambda c: c.index)  # in card order
+    full = h.view(0)
+    assert sorted(full.hand, key=lambda c: c.index) == list(plain.hand)
+    assert plain.discard_deadwood == full.discard_deadwood and plain.legal_actions == full.legal_actions
+    assert dataclasses.replace(plain, hand=full.hand, arrangement=full.arrangement) == full
