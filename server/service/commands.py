@@ -359,5 +359,5 @@ class Commands:
         try:
             return await self.writer.exclusive(live, body)
         except ServiceError as e:
-            self.metrics.action_errors.labels(e.code).inc()
+            self.metrics.labelled(self.metrics.action_errors, e.code).inc()
             raise

@@ -5,6 +5,8 @@ Labels are closed sets (action kinds, routes, statuses): never a match id, a nam
 
 from __future__ import annotations
 
+from typing import Any
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
@@ -17,6 +19,7 @@ class Metrics:
 
     def __init__(self) -> None:
         r = self.registry = CollectorRegistry()
+        self._children: dict[tuple[Any, tuple[str, ...]], Any] = {}
         self.players_created = Counter("ginrummy_players_created", "Identities created", registry=r)
         self.matches_created = Counter(
             "ginrummy_matches_created", "Matches created", ["opponent", "rules"], registry=r
@@ -79,6 +82,15 @@ class Metrics:
         self.rate_limited = Counter(
             "ginrummy_rate_limited", "Requests refused by a limit", ["limit"], registry=r
         )
+
+    def labelled(self, metric: Any, *values: str) -> Any:
+        """``metric.labels(*values)``, remembered: prometheus_client checks and converts the
+        values and takes a lock on every call (1.7 of the 2.4 us an action's count cost)."""
+        key = (metric, values)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(*values)
+        return child
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

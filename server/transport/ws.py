@@ -133,7 +133,7 @@ class Connection(Outgoing, Beats):
 
     def error(self, error: ServiceError, msg_id: str | None = None) -> None:
         self.errors_in_a_row += 1
-        self.metrics.ws_errors.labels(error.code).inc()
+        self.metrics.labelled(self.metrics.ws_errors, error.code).inc()
         self.send(ws_error(error, msg_id))
 
     async def close(self, code: int, reason: str) -> None:
@@ -157,20 +157,20 @@ class Connection(Outgoing, Beats):
         try:
             message = decode_client_message(data)
         except ServiceError as e:
-            self.metrics.ws_messages.labels("invalid").inc()
+            self.metrics.labelled(self.metrics.ws_messages, "invalid").inc()
             self.error(e, message_id(data))
             return self._tolerable()
         try:
             match message:
                 case Hello():
-                    self.metrics.ws_messages.labels("hello").inc()
+                    self.metrics.labelled(self.metrics.ws_messages, "hello").inc()
                     return await self._hello(message)
                 case Act():
-                    self.metrics.ws_messages.labels("act").inc()
+                    self.metrics.labelled(self.metrics.ws_messages, "act").inc()
                     await self._act(message)
                     return self._tolerable()
                 case Ping():
-                    self.metrics.ws_messages.labels("ping").inc()
+                    self.metrics.labelled(self.metrics.ws_messages, "ping").inc()
                     self.send(_PONG)
                     self.errors_in_a_row = 0
                     return True

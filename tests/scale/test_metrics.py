@@ -105,3 +105,21 @@ async def test_metrics_show_the_thinking_queue_and_hard_decisions_made_lighter(m
 
 def _movers(state) -> list[int]:
     return [entry["seat"] for entry in state["view"]["hand"]["history"]]
+
+
+def test_a_labelled_child_is_made_once_and_counts_into_the_registry():
+    from server.service.metrics import Metrics
+
+    m = Metrics()
+    first = m.labelled(m.actions, "discard", "human")
+    assert m.labelled(m.actions, "discard", "human") is first
+    assert m.labelled(m.actions, "discard", "computer") is not first
+    first.inc()
+    m.labelled(m.actions, "discard", "human").inc()
+    families = {f.name: f for f in text_string_to_metric_families(m.render().decode())}
+    counts = {
+        tuple(sorted(s.labels.items())): s.value
+        for s in families["ginrummy_actions"].samples
+        if s.name.endswith("_total")
+    }
+    assert counts[(("by", "human"), ("kind", "discard"))] == 2

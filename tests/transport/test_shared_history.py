@@ -82,3 +82,30 @@ def test_a_history_with_timed_out_events_is_encoded_with_its_own_view():
         assert present.state_message(update) == _alone(update)
         marked = [e.get("timed_out", False) for e in message["view"]["hand"]["history"]]
         assert marked[1] is True and marked.count(True) == 1
+
+
+def test_a_matchs_next_history_is_its_last_one_and_one_event_more_encoded_from_the_kept_text(monkeypatch):
+    full = []
+    whole = present._whole
+
+    def counted(history):
+        full.append(len(history))
+        return whole(history)
+
+    monkeypatch.setattr(present, "_whole", counted)
+    games = {f"m_{seed}": _moments(100 + seed, 120) for seed in range(3)}
+    moments = 0
+    while games:
+        for match_id, game in list(games.items()):  # interleaved: each match keeps its own text
+            state = next(game, None)
+            if state is None:
+                del games[match_id]
+                continue
+            moments += 1
+            meta = _meta(state, "active" if state.outcome is None else "finished", "human")
+            meta.match_id = match_id
+            for seat in (0, 1, None):
+                update = SeatUpdate(meta, state.view(seat), (True, True))
+                assert present.state_message(update) == _alone(update)
+    # Converted whole only when a match's history starts again (a new hand: at most one event).
+    assert moments > 300 and full and max(full) <= 1
