@@ -310,31 +310,35 @@ def own_turns(view: SeatView) -> int:
     return sum(1 for e in view.history if e.seat == view.seat and e.kind in ("take_upcard", "draw"))
 
 
+_SAME_RANK = tuple(sum(1 << (s * 13 + r) for s in range(4)) for r in range(13))
+_SUIT = 0x1FFF
+
+
 def live_connections(hand: int, card: int, dead: int) -> int:
     """Like :func:`connections`, counting only partners that can still make a meld with
-    ``card`` when the cards in ``dead`` (the discard pile, say) are out of play."""
+    ``card`` when the cards in ``dead`` (the discard pile, say) are out of play: a card of its
+    rank while three of the rank are live; a card of its suit one away while the card below or
+    above the two is live, two away while the card between is. (Bit arithmetic on the suit's
+    thirteen ranks: Normal asks this of every discard it weighs.)"""
     r = RANK[card]
-    suit_base = card - r
     n = 0
-    rank_cards = [s * 13 + r for s in range(4)]
-    live_rank = sum(1 for i in rank_cards if not dead >> i & 1)
-    for i in rank_cards:
-        if i != card and hand >> i & 1 and live_rank >= 3:
-            n += 1
-
-    def live(x: int) -> bool:
-        return 0 <= x < 13 and not dead >> (suit_base + x) & 1
-
-    for d in (-2, -1, 1, 2):
-        x = r + d
-        if not (0 <= x < 13 and hand >> (suit_base + x) & 1):
-            continue
-        lo, hi = min(r, x), max(r, x)
-        if hi - lo == 2:
-            ok = live(lo + 1)
-        else:
-            ok = live(lo - 1) or live(hi + 1)
-        n += ok
+    same = _SAME_RANK[r]
+    if (dead & same).bit_count() <= 1:
+        n = (hand & same & ~(1 << card)).bit_count()
+    base = card - r
+    # Bit 0 rank r - 2 ... bit 4 rank r + 2 (bits below rank 0 and above the king are 0).
+    near = (hand >> base & _SUIT) << 2 >> r
+    if not near & 0b11011:
+        return n  # no card of the suit within two
+    live = (~(dead >> base) & _SUIT) << 2 >> r  # the same, for the suit's cards not out of play
+    if near & 0b00001:  # r - 2: the card between
+        n += live >> 1 & 1
+    if near & 0b00010:  # r - 1: below it or above the card
+        n += (live | live >> 3) & 1
+    if near & 0b01000:  # r + 1: below the card or above it
+        n += (live >> 1 | live >> 4) & 1
+    if near & 0b10000:  # r + 2: the card between
+        n += live >> 3 & 1
     return n
 
 

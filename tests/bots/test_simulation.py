@@ -6,7 +6,7 @@ import random
 
 from server.bots.knowledge import Knowledge, meld_partners
 from server.bots.rollout import UPCARD, PlayoutSettings, play_hand
-from server.bots.sim import Memo, deadwood, settle_points, thrown_card
+from server.bots.sim import Memo, deadwood, live_connections, settle_points, thrown_card
 from server.rules import RULES, Card, deal
 from server.rules.cards import DECK, parse_cards, to_mask
 from server.rules.melds import discard_deadwoods, min_deadwood
@@ -176,3 +176,38 @@ def test_a_gin_seat_in_a_playout_keeps_its_pair_and_still_knocks_when_it_can() -
     settings = PlayoutSettings(rules, 10, 1, gin_seats=1)
     knocker, _ = play_hand([low, other], list(stock), [], 0, DISCARD, -1, (10, 10), settings, Memo())
     assert knocker == 0
+
+
+def _live_connections_by_the_definition(hand: int, card: int, dead: int) -> int:
+    """Normal's measure written out card by card, as it was first written (the bot's own is
+    bit arithmetic)."""
+    r, suit_base = card % 13, card - card % 13
+    ranks = [s * 13 + r for s in range(4)]
+    live_rank = sum(1 for i in ranks if not dead >> i & 1)
+    n = sum(1 for i in ranks if i != card and hand >> i & 1 and live_rank >= 3)
+
+    def live(x: int) -> bool:
+        return 0 <= x < 13 and not dead >> (suit_base + x) & 1
+
+    for x in (r - 2, r - 1, r + 1, r + 2):
+        if 0 <= x < 13 and hand >> (suit_base + x) & 1:
+            lo, hi = min(r, x), max(r, x)
+            n += live(lo + 1) if hi - lo == 2 else (live(lo - 1) or live(hi + 1))
+    return n
+
+
+def test_live_connections_counts_what_its_definition_counts() -> None:
+    rng = random.Random(11)
+    for _ in range(20_000):
+        cards = rng.sample(range(52), rng.randint(12, 40))
+        hand_size = rng.randint(1, 11)
+        hand = to_mask(DECK[i] for i in cards[:hand_size])
+        dead = to_mask(DECK[i] for i in cards[hand_size:])
+        card = cards[rng.randrange(hand_size)]
+        assert live_connections(hand, card, dead) == _live_connections_by_the_definition(hand, card, dead)
+    # Every card of a full suit, with nothing out of play and with every other card out of play.
+    suit = to_mask(DECK[i] for i in range(13))
+    for card in range(13):
+        for dead in (0, suit & ~(1 << card), 1 << 5):
+            hand = suit & ~dead
+            assert live_connections(hand, card, dead) == _live_connections_by_the_definition(hand, card, dead)
