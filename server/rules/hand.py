@@ -389,12 +389,13 @@ class HandState:
         computer player reads its cards, never their layout, and the arrangement is the costly
         part of a view."""
         own = seat is not None
-        if not own:
-            arrangement, cards = None, ()
-        elif arranged:
-            arrangement, cards = self._arrangement(seat)[1:]
-        else:
-            arrangement, cards = None, tuple(from_mask(self.hands[seat]))
+        arrangement: Arrangement | None = None
+        cards: tuple[Card, ...] = ()
+        if seat is not None:
+            if arranged:
+                _, arrangement, cards = self._arrangement(seat)
+            else:
+                cards = tuple(from_mask(self.hands[seat]))
         return SeatView(
             rules=self.rules,
             seat=seat,
