@@ -9,7 +9,7 @@ leak a hidden card.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any
 
 import msgspec
 
@@ -103,7 +103,7 @@ def details(meta: MatchMeta, viewer: str, hands: list[Any]) -> w.MatchDetails:
     return w.MatchDetails(**_summary_fields(meta, viewer), hands=finished)
 
 
-def view(update: SeatUpdate, history: list[w.Event] | None = None) -> w.View:
+def view(update: SeatUpdate, history: list[w.Event] | msgspec.Raw | None = None) -> w.View:
     """The ``view`` of a ``state`` message: what ``update.seat`` (None: a watcher) sees
     (``history``: the hand's events already converted, see :func:`state_message`)."""
     meta, mv = update.meta, update.view
@@ -173,7 +173,7 @@ class _SharedHistory:
         self.encoded = msgspec.Raw(b"[]")
         self.by_match: dict[str, tuple[tuple[Any, ...], bytes]] = {}
 
-    def history(self, update: SeatUpdate) -> list[w.Event] | None:
+    def history(self, update: SeatUpdate) -> msgspec.Raw | None:
         if update.timed_out:
             return None
         events = update.view.hand.history
@@ -181,7 +181,7 @@ class _SharedHistory:
             self.encoded = msgspec.Raw(self._encode(update.meta.match_id, events))
             self.events = events
         # msgspec writes a Raw as the JSON it holds: the same bytes as the list of events.
-        return cast(list[w.Event], self.encoded)
+        return self.encoded
 
     def _encode(self, match_id: str, events: tuple[Any, ...]) -> bytes:
         kept = self.by_match.pop(match_id, None)

@@ -139,13 +139,14 @@ def hand_view(
     playable: bool = True,
     deal_commitment: str | None = None,
     timed_out: frozenset[int] = frozenset(),
-    history: list[w.Event] | None = None,
+    history: Any = None,
 ) -> w.HandView:
     """A seat's view of the hand. ``playable=False`` (a match waiting for its second player, or
     over) offers nothing: no legal action and no discard's deadwood. ``deal_commitment`` is the
     match's commitment to this hand's seed (:attr:`server.rules.MatchView.deal_commitment`).
-    ``history``: the hand's events already converted (else converted here, marking the
-    ``timed_out`` ones)."""
+    ``history``: the hand's events already converted, as a list or as their JSON encoding (a
+    ``msgspec.Raw``, which msgspec writes as it is); else converted here, marking the
+    ``timed_out`` ones."""
     arr = v.arrangement
     cards = _codes(v.hand)
     return w.HandView(
