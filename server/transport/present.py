@@ -166,12 +166,14 @@ class _SharedHistory:
 
     KEPT = 4096
 
-    __slots__ = ("by_match", "encoded", "events")
+    __slots__ = ("by_match", "encoded", "events", "rebuilt")
 
     def __init__(self) -> None:
         self.events: tuple[Any, ...] = ()
         self.encoded = msgspec.Raw(b"[]")
         self.by_match: dict[str, tuple[tuple[Any, ...], bytes]] = {}
+        self.rebuilt = 0
+        """Histories of more than one event encoded whole (no kept text to grow)."""
 
     def history(self, update: SeatUpdate) -> msgspec.Raw | None:
         if update.timed_out:
@@ -193,15 +195,12 @@ class _SharedHistory:
         ):
             text = b"%s,%s]" % (kept[1][:-1], _encoder.encode(convert.event(events[-1])))
         else:
-            text = _whole(events)
+            text = _encoder.encode(convert.events(events))
+            self.rebuilt += len(events) > 1
         self.by_match[match_id] = (events, text)  # the most recent last
         if len(self.by_match) > self.KEPT:
             del self.by_match[next(iter(self.by_match))]
         return text
-
-
-def _whole(events: tuple[Any, ...]) -> bytes:
-    return _encoder.encode(convert.events(events))
 
 
 _SHARED = _SharedHistory()

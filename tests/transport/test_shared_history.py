@@ -84,15 +84,8 @@ def test_a_history_with_timed_out_events_is_encoded_with_its_own_view():
         assert marked[1] is True and marked.count(True) == 1
 
 
-def test_a_matchs_next_history_is_its_last_one_and_one_event_more_encoded_from_the_kept_text(monkeypatch):
-    full = []
-    whole = present._whole
-
-    def counted(history):
-        full.append(len(history))
-        return whole(history)
-
-    monkeypatch.setattr(present, "_whole", counted)
+def test_a_matchs_next_history_is_its_last_one_and_one_event_more_encoded_from_the_kept_text():
+    rebuilt = present._SHARED.rebuilt
     games = {f"m_{seed}": _moments(100 + seed, 120) for seed in range(3)}
     moments = 0
     while games:
@@ -107,5 +100,5 @@ def test_a_matchs_next_history_is_its_last_one_and_one_event_more_encoded_from_t
             for seat in (0, 1, None):
                 update = SeatUpdate(meta, state.view(seat), (True, True))
                 assert present.state_message(update) == _alone(update)
-    # Converted whole only when a match's history starts again (a new hand: at most one event).
-    assert moments > 300 and full and max(full) <= 1
+    # Encoded whole only when a match's history starts again (a new hand: at most one event).
+    assert moments > 300 and present._SHARED.rebuilt == rebuilt
