@@ -53,7 +53,12 @@ MODE = os.environ.get("GINRUMMY_COMPILE", "auto")
 # aiohttp, ...), which the state message's modules import: mypyc reads what they import from there
 # as untyped (``Any``), without the project's strict settings (an empty ``--config-file``: none
 # read); the strict checks are mypy's own, run by CI ([tool.mypy] in pyproject.toml).
-MYPYC_OPTIONS = ("--config-file=", "--python-version=3.11", "--ignore-missing-imports", "--follow-imports=silent")
+MYPYC_OPTIONS = (
+    "--config-file=",
+    "--python-version=3.11",
+    "--ignore-missing-imports",
+    "--follow-imports=silent",
+)
 
 
 class BuildPyWithData(build_py):
