@@ -29,10 +29,7 @@ DATA = {
     "web": "clients/web",
 }
 
-# Pure work on the engine's own values, never on a client's input: the meld search, the bots'
-# simulations, and the building of every seat's state message from its view (convert.py,
-# present.py: 0.95x the CPU per move between two people in `python -m server.bench moves`; the
-# transport, service, storage and scale tests pass with them compiled). Compiled code checks its
+# Pure work on the engine's own values, never on a client's input. Compiled code checks its
 # annotations (TypeError), so these stay Python: a module parsing the wire (cards.py: a card code
 # that is not a string must be an InvalidCardError), one whose annotations are not exact
 # (hand.py), one defining an enum whose docstring the documents print (mypyc replaces it:
@@ -45,20 +42,8 @@ COMPILED = (
     "server/bots/handstrength.py",
     "server/bots/knowledge.py",
     "server/bots/rollout.py",
-    "server/wire/convert.py",
-    "server/transport/present.py",
 )
 MODE = os.environ.get("GINRUMMY_COMPILE", "auto")
-# The build environment holds setuptools and mypy, not the server's dependencies (msgspec,
-# aiohttp, ...), which the state message's modules import: mypyc reads what they import from there
-# as untyped (``Any``), without the project's strict settings (an empty ``--config-file``: none
-# read); the strict checks are mypy's own, run by CI ([tool.mypy] in pyproject.toml).
-MYPYC_OPTIONS = (
-    "--config-file=",
-    "--python-version=3.11",
-    "--ignore-missing-imports",
-    "--follow-imports=silent",
-)
 
 
 class BuildPyWithData(build_py):
@@ -90,7 +75,7 @@ class BuildCompiled(build_ext):
         try:
             from mypyc.build import mypycify
 
-            return list(mypycify([*MYPYC_OPTIONS, *COMPILED], group_name="server_compiled"))
+            return list(mypycify(list(COMPILED), group_name="server_compiled"))
         except Exception as error:  # mypy missing or the sources not compilable
             return self.pure(error)
 

@@ -16,8 +16,6 @@ MODULES = (
     "server.bots.handstrength",
     "server.bots.knowledge",
     "server.bots.rollout",
-    "server.wire.convert",
-    "server.transport.present",
 )
 """Kept in step with ``COMPILED`` in setup.py (a test compares them)."""
 
