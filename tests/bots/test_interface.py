@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Iterator
 
 import pytest
 
@@ -88,15 +89,20 @@ def test_bots_receive_only_a_seat_view_holding_no_hidden_card(difficulty: str) -
             hand.apply(bots[seat].choose(view), seat)
 
 
+def _turns(rules: str, prefix: str, hands: int, seeds: tuple[int, int]) -> Iterator[HandState]:
+    """Each turn of ``hands`` seeded hands Normal (seeded ``seeds[0]``) and Easy play against
+    each other, the hand as it stands before the seat to act chooses."""
+    for seed in range(hands):
+        hand = deal(RULES[rules], starter=seed % 2, seed=f"{prefix}:{seed}")
+        players = [bot("normal", seeds[0]), bot("easy", seeds[1])]
+        while not hand.is_over:
+            yield hand
+            hand.apply(players[hand.to_act].choose(hand.view(hand.to_act)))
+
+
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)
 def test_same_seed_and_view_give_the_same_action_in_any_order(difficulty: str) -> None:
-    views = []
-    for seed in range(12):
-        hand = deal(RULES["classic"], starter=seed % 2, seed=f"det:{seed}")
-        players = [bot("normal", 7), bot("easy", 8)]
-        while not hand.is_over:
-            views.append(hand.view(hand.to_act))
-            hand.apply(players[hand.to_act].choose(views[-1]))
+    views = [hand.view(hand.to_act) for hand in _turns("classic", "det", 12, (7, 8))]
     first = [bot(difficulty, 42).choose(v) for v in views]
     again = bot(difficulty, 42)
     shuffled = list(range(len(views)))
@@ -111,13 +117,9 @@ def test_same_seed_and_view_give_the_same_action_in_any_order(difficulty: str) -
 def test_a_bot_chooses_the_same_without_the_arrangement_the_computer_is_not_given(difficulty: str) -> None:
     # The service hands the computer ``view(seat, arranged=False)``: its cards in card order, no
     # layout. Every choice must be the one the arranged view gets.
-    pairs = []
-    for seed in range(8):
-        hand = deal(RULES["house"], starter=seed % 2, seed=f"plain:{seed}")
-        players = [bot("normal", 3), bot("easy", 4)]
-        while not hand.is_over:
-            pairs.append((hand.view(hand.to_act), hand.view(hand.to_act, arranged=False)))
-            hand.apply(players[hand.to_act].choose(pairs[-1][0]))
+    pairs = [
+        (h.view(h.to_act), h.view(h.to_act, arranged=False)) for h in _turns("house", "plain", 8, (3, 4))
+    ]
     chosen = [(bot(difficulty, 9).choose(full), bot(difficulty, 9).choose(plain)) for full, plain in pairs]
     assert all(a == b for a, b in chosen)
     assert any(full.hand != plain.hand for full, plain in pairs)  # the order did differ
