@@ -187,7 +187,9 @@ class _SharedHistory:
 
     def _encode(self, match_id: str, events: tuple[Any, ...]) -> bytes:
         kept = self.by_match.pop(match_id, None)
-        if (
+        if kept is not None and kept[0] is events:
+            text = kept[1]  # the match's last moment again (a resync, a watcher arriving)
+        elif (
             kept is not None
             and len(events) > 1
             and len(kept[0]) == len(events) - 1

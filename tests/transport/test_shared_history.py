@@ -87,8 +87,9 @@ def test_a_history_with_timed_out_events_is_encoded_with_its_own_view():
 def test_a_matchs_next_history_is_its_last_one_and_one_event_more_encoded_from_the_kept_text():
     rebuilt = present._SHARED.rebuilt
     games = {f"m_{seed}": _moments(100 + seed, 120) for seed in range(3)}
-    moments = 0
+    moments = resyncs = 0
     while games:
+        last = None
         for match_id, game in list(games.items()):  # interleaved: each match keeps its own text
             state = next(game, None)
             if state is None:
@@ -100,5 +101,11 @@ def test_a_matchs_next_history_is_its_last_one_and_one_event_more_encoded_from_t
             for seat in (0, 1, None):
                 update = SeatUpdate(meta, state.view(seat), (True, True))
                 assert present.state_message(update) == _alone(update)
+            last = last or (meta, state)
+        if last is not None and len(games) > 1:  # the first match's moment again, after the others'
+            meta, state = last
+            update = SeatUpdate(meta, state.view(0), (True, True))
+            assert present.state_message(update) == _alone(update)
+            resyncs += 1
     # Encoded whole only when a match's history starts again (a new hand: at most one event).
-    assert moments > 300 and present._SHARED.rebuilt == rebuilt
+    assert moments > 300 and resyncs > 100 and present._SHARED.rebuilt == rebuilt
