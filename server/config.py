@@ -20,7 +20,7 @@ out of the collector's way; default 1, 0: never), ``GINRUMMY_GC_THAW_SECONDS`` (
 frozen objects are thawed and collected in full, freeing any cycle frozen alive; default 86400, a
 day; 0: never),
 ``GINRUMMY_GC_THRESHOLDS`` (the collector's three
-thresholds; default ``5000,1,1000``; ``/`` may stand for the commas), ``GINRUMMY_SQLITE_INLINE``
+thresholds; default ``1000,1,1000``; ``/`` may stand for the commas), ``GINRUMMY_SQLITE_INLINE``
 (the largest batch of changes a SQLite file's group commit writes on the event loop's thread
 when the file is free, rather than on its writer thread; default 4, 0: none),
 ``GINRUMMY_MALLOC_ARENAS`` (the most malloc arenas the process may use, on glibc; default 2,
@@ -167,22 +167,17 @@ class Settings:
     in full, freeing any reference cycle that a freeze caught alive (0: never). The server's own
     paths make none (a closed socket's, aiohttp's, is broken at close), so this is a safety net;
     its pause grows with the live matches (about 0.25 s at 1,000), hence its rarity."""
-    gc_thresholds: tuple[int, int, int] = (5_000, 1, 1_000)
+    gc_thresholds: tuple[int, int, int] = (1_000, 1, 1_000)
     """The collector's thresholds (``gc.set_threshold``), set once the server has started. A
-    young collection runs when tracked objects allocated outnumber those freed by the first
-    threshold, and walks every one allocated since the last that is still alive. The first: at
-    10,000 (without the freeze) the longest collection at 1,000 live matches took 76 ms of CPU.
-    At 1,000 (the default until stop 35), a busy server's actions waiting together for one group
-    commit (each holds its coroutines, closures, futures and rows, about 25 objects) crossed it
-    again and again: a young collection every 50 or so moves, each walking those actions, 6-8%
-    of the CPU. At 5,000 they run about a twentieth as often: against the computer, saturated,
-    0.455 against 0.508 and 0.537 against 0.646 ms per human action (two peer runs, faster in
-    all six rounds; between two people no difference measured), and at 3,000 live matches at a
-    person's pace no pause over 20 ms against three (docs/benchmarks.md, stop 35). The second:
-    a generation-1 collection walks what survived the young collections since the last one,
-    so one follows every other young collection and each stays short. The third: the freeze
-    (``gc_freeze_seconds``) does the oldest generation's work (it resets the counts), so the
-    collector's own full collections only walk a second's survivors."""
+    young collection walks what was allocated since the last one, and the live matches' new
+    objects survive it: with a first threshold of 10,000 (the default before) the longest
+    collection at 1,000 live matches took 76 ms of CPU and at 3,000 up to 195 ms; with 1,000,
+    20-23 ms and 41-47 ms. The second: a generation-1 collection walks what survived the
+    generation-0 collections since the last one, 25-35 ms at 3,000 live matches after ten of
+    them, so one follows every second. The third: the freeze (``gc_freeze_seconds``) does the
+    oldest generation's work (it resets the counts), so the collector's own full collections,
+    once its younger ones ran more often, only walked a second's survivors, for up to 170 ms at
+    10,000 (the scale benchmark, variants interleaved: see the README's Scale section)."""
     ladder_cpu: float = 0.0
     """The bot ladder's CPU budget: the share of one core its references may use (0.1: a tenth;
     0: the ladder schedules nothing). Set it on one process only (see server/service/ladder.py)."""

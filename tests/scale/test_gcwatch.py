@@ -185,7 +185,7 @@ async def test_the_server_sets_the_collectors_thresholds_and_freezes_what_exists
     before = gc.get_threshold()
     try:
         await _settle_gc(app)
-        assert gc.get_threshold() == (5_000, 1, 1_000) == app[SETTINGS].gc_thresholds
+        assert gc.get_threshold() == (1_000, 1, 1_000) == app[SETTINGS].gc_thresholds
         assert gc.get_freeze_count() > 0
         assert any(isinstance(c, GcWatch) for c in gc.callbacks)
     finally:

@@ -28,7 +28,7 @@ def test_options_win_over_the_environment_which_wins_over_defaults():
 
 
 def test_the_collectors_thresholds_come_from_the_environment():
-    assert Settings.from_env({}).gc_thresholds == (5_000, 1, 1_000)
+    assert Settings.from_env({}).gc_thresholds == (1_000, 1, 1_000)
     assert Settings.from_env({"GINRUMMY_GC_THRESHOLDS": "2000,5,10"}).gc_thresholds == (2000, 5, 10)
     assert Settings.from_env({"GINRUMMY_GC_THRESHOLDS": "2000/5/10"}).gc_thresholds == (2000, 5, 10)
     assert Settings.from_env({}).gc_thaw_seconds == 86_400
