@@ -136,19 +136,17 @@ async def _settle_gc(app: web.Application) -> None:
     one took about 200 ms, the worst pause a player saw. Frozen start-up objects are never
     walked again. While serving, what survives the collector's young collections is frozen
     too, at most once per ``gc_freeze_seconds``, so full collections stay small; a young
-    collection's length is then set by the first two thresholds (see the setting; the first
-    follows the pauses, ``gc_young_pause``), once per
+    collection's length is then set by the first two thresholds (see the setting), once per
     ``gc_thaw_seconds`` the frozen objects are thawed and collected in full (any cycle a freeze
     caught alive), and every pause is timed (:mod:`server.transport.gcwatch`)."""
-    from server.transport.gcwatch import GcWatch, YoungThreshold
+    from server.transport.gcwatch import GcWatch
     from server.transport.keys import METRICS, SETTINGS
 
     settings = app[SETTINGS]
     gc.collect()
     gc.freeze()
     gc.set_threshold(*settings.gc_thresholds)
-    young = YoungThreshold(settings.gc_young_pause) if settings.gc_young_pause > 0 else None
-    GcWatch(app[METRICS].registry, settings.gc_freeze_seconds, settings.gc_thaw_seconds, young=young).install(
+    GcWatch(app[METRICS].registry, settings.gc_freeze_seconds, settings.gc_thaw_seconds).install(
         asyncio.get_running_loop()
     )
 

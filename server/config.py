@@ -20,9 +20,7 @@ out of the collector's way; default 1, 0: never), ``GINRUMMY_GC_THAW_SECONDS`` (
 frozen objects are thawed and collected in full, freeing any cycle frozen alive; default 86400, a
 day; 0: never),
 ``GINRUMMY_GC_THRESHOLDS`` (the collector's three
-thresholds; default ``1000,1,1000``; ``/`` may stand for the commas; the first then follows the
-pauses), ``GINRUMMY_GC_YOUNG_PAUSE`` (the young collections' pause the first threshold aims at,
-seconds of CPU; default 0.005, 0: fixed thresholds), ``GINRUMMY_SQLITE_INLINE``
+thresholds; default ``1000,1,1000``; ``/`` may stand for the commas), ``GINRUMMY_SQLITE_INLINE``
 (the largest batch of changes a SQLite file's group commit writes on the event loop's thread
 when the file is free, rather than on its writer thread; default 4, 0: none),
 ``GINRUMMY_MALLOC_ARENAS`` (the most malloc arenas the process may use, on glibc; default 2,
@@ -180,14 +178,6 @@ class Settings:
     oldest generation's work (it resets the counts), so the collector's own full collections,
     once its younger ones ran more often, only walked a second's survivors, for up to 170 ms at
     10,000 (the scale benchmark, variants interleaved: see the README's Scale section)."""
-    gc_young_pause: float = 0.005
-    """The young collections' pause aimed at, in seconds of CPU: the first threshold rises by a
-    quarter after a pause under half of it and halves after one over twice it, between 500 and
-    10,000 (``gc_thresholds`` sets where it starts; 0: it stays there). At 100 live matches
-    played flat out a young collection walked the actions waiting for their group commit every
-    50 or so moves at 1,000 (6-8% of the CPU) and 5,000 cost a tenth less per action against the
-    computer; at 10,000 live matches, overloaded, 5,000 made pauses of up to 300 ms where 1,000
-    stayed under 20 ms (docs/benchmarks.md, stop 35): no one fixed threshold suits both."""
     ladder_cpu: float = 0.0
     """The bot ladder's CPU budget: the share of one core its references may use (0.1: a tenth;
     0: the ladder schedules nothing). Set it on one process only (see server/service/ladder.py)."""
@@ -240,8 +230,6 @@ class Settings:
             values["gc_freeze_seconds"] = float(env["GINRUMMY_GC_FREEZE_SECONDS"])
         if "GINRUMMY_GC_THAW_SECONDS" in env:
             values["gc_thaw_seconds"] = float(env["GINRUMMY_GC_THAW_SECONDS"])
-        if "GINRUMMY_GC_YOUNG_PAUSE" in env:
-            values["gc_young_pause"] = float(env["GINRUMMY_GC_YOUNG_PAUSE"])
         if "GINRUMMY_GC_THRESHOLDS" in env:
             parts = env["GINRUMMY_GC_THRESHOLDS"].replace("/", ",").split(",")
             if len(parts) != 3:
@@ -298,8 +286,6 @@ class Settings:
             raise ValueError("the collector's freeze period cannot be negative (0: off)")
         if self.gc_thaw_seconds < 0:
             raise ValueError("the collector's thaw period cannot be negative (0: off)")
-        if self.gc_young_pause < 0:
-            raise ValueError("the young collections' pause cannot be negative (0: fixed thresholds)")
         if min(self.gc_thresholds) < 1:
             raise ValueError("the collector's thresholds must be positive")
         if not 0 <= self.ladder_cpu <= 64:

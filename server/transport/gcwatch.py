@@ -20,14 +20,6 @@ sockets' close, leaves no cycle (``tests/transport/test_ws_memory.py``). For any
 pause is timed like any other, and grows with the live matches: about 0.25 s at 1,000), then
 the freeze. (``gc.get_freeze_count()`` walks every frozen object: it is not exported.)
 
-The first threshold follows the pauses (:class:`YoungThreshold`): a young collection walks
-every object allocated since the last one that is still alive, and on a busy server those are
-mostly the actions waiting together for one group commit (their coroutines, closures, futures
-and rows), walked again at every collection while they wait. A higher threshold collects them
-less often, a lower one keeps each walk short; which is right depends on the load, so after
-each young collection the threshold is raised while the pauses are short and halved when one
-is long.
-
 The server process installs this once (``python -m server``), so ``/metrics`` shows how often
 the collector ran, how long it paused the loop (wall and CPU time), the longest pause, how
 many went past :data:`SLOW` (the scale target: none), and the freezes.
@@ -63,34 +55,8 @@ def release_socket(request: Any) -> None:
         protocol._data_received_cb = None
 
 
-class YoungThreshold:
-    """The collector's first threshold, set from the young collections' pauses (CPU time):
-    after a pause under half of ``target``, a quarter higher (up to ``most``); after one over
-    twice ``target``, half (down to ``least``); else as it is. Collections of the oldest
-    generation (the thaw's) are not the threshold's doing and leave it alone."""
-
-    def __init__(self, target: float, least: int = 500, most: int = 10_000) -> None:
-        self.target = target
-        self.least = least
-        self.most = most
-
-    def after(self, generation: int, cpu: float) -> None:
-        if generation > 1:
-            return
-        first, second, third = gc.get_threshold()
-        if cpu < self.target / 2:
-            new = min(self.most, first + first // 4)
-        elif cpu > self.target * 2:
-            new = max(self.least, first // 2)
-        else:
-            return
-        if new != first:
-            gc.set_threshold(new, second, third)
-
-
 class GcWatch:
-    """Times each collection from its ``start`` to its ``stop`` callback; ``young`` (None: the
-    thresholds stay as set) moves the first threshold after each young collection."""
+    """Times each collection from its ``start`` to its ``stop`` callback."""
 
     def __init__(
         self,
@@ -98,9 +64,7 @@ class GcWatch:
         freeze_every: float = 0.0,
         thaw_every: float = 0.0,
         clock: Callable[[], float] = time.monotonic,
-        young: YoungThreshold | None = None,
     ) -> None:
-        self.young = young
         self.freeze_every = freeze_every
         self.thaw_every = thaw_every
         self._clock = clock
@@ -182,8 +146,6 @@ class GcWatch:
             self._max_cpu = cpu
             self.longest_cpu.set(cpu)
         generation = info.get("generation", "?")
-        if self.young is not None and not self._thawing:
-            self.young.after(info.get("generation", 2), cpu)
         child = self._by_generation.get(generation)
         if child is None:
             child = self._by_generation[generation] = self.pauses.labels(str(generation))
