@@ -49,6 +49,19 @@ def cpu_seconds(pid: int | None = None) -> float | None:
     return own + sum(cpu_seconds(child) or 0.0 for child in _children(pid))
 
 
+def loop_thread_seconds(pid: int) -> tuple[float, float] | None:
+    """The event loop's thread of process ``pid`` (its main thread): seconds it has run on a
+    core, and seconds it has waited, ready to run, for a core (Linux's ``schedstat``). Over a
+    window, the two together are how much of it the loop was busy; the second, how much of that
+    the machine's other work (the load processes, the writer thread) kept it from a core. None
+    where there is no such file."""
+    try:
+        ran, waited, _ = Path(f"/proc/{pid}/task/{pid}/schedstat").read_text().split()
+    except (OSError, ValueError):
+        return None
+    return int(ran) / 1e9, int(waited) / 1e9
+
+
 def _stat_seconds(stat: Path) -> float:
     """User + system CPU seconds of one process, from its ``/proc/<pid>/stat``."""
     fields = stat.read_text().rsplit(")", 1)[1].split()

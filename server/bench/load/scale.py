@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from server.bench.load.figures import percentile
-from server.bench.load.measure import cpu_seconds, rss_bytes
+from server.bench.load.measure import cpu_seconds, loop_thread_seconds, rss_bytes
 from server.bench.load.servers import DEFAULT_POSTGRES_ADMIN, ROOT, Server, scrape_metrics, started_servers
 
 MAX_SCALE = 10_000
@@ -144,8 +144,10 @@ async def run_level(matches: int, variant: Variant, opts: ScaleOptions, log_dir:
                 await c.stdin.drain()
             await asyncio.sleep(max(0.0, t0 - time.time()))
             cpu0, m0 = _total(cpu_seconds(p) for p in pids), await _metrics(servers)
+            loops0 = [loop_thread_seconds(p) for p in pids]
             await asyncio.sleep(max(0.0, t1 - time.time()))
             cpu1, m1 = _total(cpu_seconds(p) for p in pids), await _metrics(servers)
+            loops1 = [loop_thread_seconds(p) for p in pids]
             rss_live = _total(rss_bytes(p) for p in pids)
             for c in clients:
                 assert c.stdin is not None
@@ -190,6 +192,9 @@ async def run_level(matches: int, variant: Variant, opts: ScaleOptions, log_dir:
         "actions_per_second": acked / opts.duration,
         "server_cores": server_cpu / opts.duration,
         "server_cpu_ms_per_action": 1000 * server_cpu / acked if acked else None,
+        # The busiest server's loop thread over the window: the share of it on a core, and
+        # waiting for one (ready to run).
+        **_loop_shares(loops0, loops1, opts.duration),
         "client_cores": sum(o["cpu_seconds"] for o in outs) / opts.duration,
         "ack_p50_ms": percentile(ack_ms, 50),
         "ack_p99_ms": percentile(ack_ms, 99),
@@ -202,6 +207,8 @@ async def run_level(matches: int, variant: Variant, opts: ScaleOptions, log_dir:
         "gc_pause_max_cpu_ms": 1000 * m1["ginrummy_gc_pause_max_cpu_seconds"] if "ginrummy_gc_pause_max_cpu_seconds" in m1 else None,
         "gc_slow_by_generation": _slow_by_generation(m0, m1),
         "commit_mean_ms": _mean_ms(m0, m1, "ginrummy_commit_seconds"),
+        "batches_per_second": _delta(m0, m1, "ginrummy_commit_batch_size_count") / opts.duration,
+        "batch_mean": _ratio(_delta(m0, m1, "ginrummy_commit_batch_size_sum"), _delta(m0, m1, "ginrummy_commit_batch_size_count")),
         "action_mean_ms": _mean_ms(m0, m1, "ginrummy_action_seconds"),
         "kb_per_live_match": (rss_live - rss_before) / max(1.0, live) / 1024,
         "errors": errors,
@@ -236,6 +243,29 @@ def _slow_by_generation(m0: dict[str, float], m1: dict[str, float]) -> dict[str,
         fast = _delta(m0, m1, f"ginrummy_gc_pause_seconds_bucket{{generation={generation},le=0.02}}")
         out[generation] = round(count - fast)
     return out
+
+
+def _loop_shares(
+    before: list[tuple[float, float] | None], after: list[tuple[float, float] | None], seconds: float
+) -> dict[str, float | None]:
+    """The loop thread's shares of the window, of the server whose loop was busiest.
+
+    >>> _loop_shares([(1.0, 0.5), None], [(1.8, 0.6), None], 1.0)
+    {'loop_running': 0.8, 'loop_waiting': 0.1}
+    """
+    shares = [
+        (round((a[0] - b[0]) / seconds, 3), round((a[1] - b[1]) / seconds, 3))
+        for b, a in zip(before, after)
+        if a is not None and b is not None
+    ]
+    if not shares:
+        return {"loop_running": None, "loop_waiting": None}
+    running, waiting = max(shares, key=sum)
+    return {"loop_running": running, "loop_waiting": waiting}
+
+
+def _ratio(a: float, b: float) -> float | None:
+    return a / b if b else None
 
 
 def _mean_ms(m0: dict[str, float], m1: dict[str, float], name: str) -> float | None:
@@ -314,8 +344,10 @@ def format_run(r: dict[str, Any]) -> str:
     return (
         f"{r['matches']:>6} {r['variant']:<10} live {r['live_matches']:>6.0f}  "
         f"{r['actions_per_second']:>6.0f}/s  cpu/action {_f(r['server_cpu_ms_per_action'], 3):>6} ms  "
-        f"cores {_f(r['server_cores'], 2)}  ack p50 {_f(r['ack_p50_ms'])} p99 {_f(r['ack_p99_ms'])} "
+        f"cores {_f(r['server_cores'], 2)}  loop {_f(r.get('loop_running'), 2)} + "
+        f"{_f(r.get('loop_waiting'), 2)} waiting  ack p50 {_f(r['ack_p50_ms'])} p99 {_f(r['ack_p99_ms'])} "
         f"max {_f(r['ack_max_ms'])} ms  commit {_f(r.get('commit_mean_ms'))} ms  "
+        f"batches {_f(r.get('batches_per_second'), 0)}/s of {_f(r.get('batch_mean'))}  "
         f"gc>20ms {r['gc_slow_pauses']:g} (max {_f(r['gc_pause_max_ms'])} ms; "
         f"by CPU time {_f(r.get('gc_slow_pauses_cpu'), 0)}, max {_f(r.get('gc_pause_max_cpu_ms'))} ms; "
         f"by generation {_generations(r.get('gc_slow_by_generation'))})  "
