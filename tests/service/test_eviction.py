@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from server.rules import new_match
 from server.service.clock import FakeClock
-from server.service.live import EVICT_PAUSE, LiveMatch, MatchCache
+from server.service.live import EVICT_PAUSE, EVICT_ROOM, LiveMatch, MatchCache
 from server.service.ports import MatchMeta
 
 
@@ -60,3 +60,30 @@ async def test_under_the_bound_every_new_match_evicts_at_once():
         cache.remember(_live(i))
         await clock.advance(0.001)
     assert sorted(lv.match_id for lv in cache) == ["m_3", "m_4"]  # the newest, kept
+
+
+async def test_an_eviction_makes_room_so_the_next_loads_search_nothing():
+    clock = FakeClock()
+    cache = MatchCache(None, clock, max_live=20, make_bot=lambda m: None, on_loaded=lambda lv: None)  # type: ignore[arg-type]
+    room = int(20 * EVICT_ROOM)
+    searches = 0
+    search = cache.evict
+
+    def counted(keep: LiveMatch | None = None) -> None:
+        nonlocal searches
+        if len(cache) > cache.max_live:  # past the bound: this call walks every live match
+            searches += 1
+        search(keep)
+
+    cache.evict = counted  # type: ignore[method-assign]
+    for i in range(21):
+        cache.remember(_live(i))
+        await clock.advance(0.001)
+    # One past the bound: the oldest idle ones went, down to a tenth of the bound below it.
+    assert len(cache) == 20 - room and searches == 1
+    assert {lv.match_id for lv in cache} == {f"m_{i}" for i in range(21 - (20 - room), 21)}  # the newest
+    for i in range(21, 21 + room):
+        cache.remember(_live(i))
+    assert len(cache) == 20 and searches == 1  # the room filled without a search
+    cache.remember(_live(99))
+    assert len(cache) == 20 - room and searches == 2
