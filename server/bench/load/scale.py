@@ -208,7 +208,7 @@ async def run_level(matches: int, variant: Variant, opts: ScaleOptions, log_dir:
         "gc_slow_by_generation": _slow_by_generation(m0, m1),
         "commit_mean_ms": _mean_ms(m0, m1, "ginrummy_commit_seconds"),
         "batches_per_second": _delta(m0, m1, "ginrummy_commit_batch_size_count") / opts.duration,
-        "batch_mean": _ratio(_delta(m0, m1, "ginrummy_commit_batch_size_sum"), _delta(m0, m1, "ginrummy_commit_batch_size_count")),
+        "batch_mean": _mean(m0, m1, "ginrummy_commit_batch_size"),
         "action_mean_ms": _mean_ms(m0, m1, "ginrummy_action_seconds"),
         "kb_per_live_match": (rss_live - rss_before) / max(1.0, live) / 1024,
         "errors": errors,
@@ -264,14 +264,20 @@ def _loop_shares(
     return {"loop_running": running, "loop_waiting": waiting}
 
 
-def _ratio(a: float, b: float) -> float | None:
-    return a / b if b else None
+def _mean(m0: dict[str, float], m1: dict[str, float], name: str) -> float | None:
+    """A histogram's mean over the window.
+
+    >>> _mean({"h_sum": 10.0, "h_count": 2.0}, {"h_sum": 40.0, "h_count": 7.0}, "h")
+    6.0
+    """
+    count = _delta(m0, m1, f"{name}_count")
+    return _delta(m0, m1, f"{name}_sum") / count if count else None
 
 
 def _mean_ms(m0: dict[str, float], m1: dict[str, float], name: str) -> float | None:
-    """A histogram's mean over the window, in milliseconds."""
-    count = _delta(m0, m1, f"{name}_count")
-    return 1000 * _delta(m0, m1, f"{name}_sum") / count if count else None
+    """A histogram of seconds: its mean over the window, in milliseconds."""
+    mean = _mean(m0, m1, name)
+    return None if mean is None else 1000 * mean
 
 
 async def run_scale(opts: ScaleOptions) -> dict[str, Any]:
