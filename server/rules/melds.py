@@ -14,17 +14,15 @@ hands per decision), so it works on integers and avoids allocation when a hand h
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
-from operator import attrgetter
-from typing import cast
+from typing import TypeVar, cast
 
 from .cards import DECK, VALUES, Card, from_mask, parse_cards, to_mask
 
 FULL_SUIT = (1 << 13) - 1
 _MELDS: dict[int, Meld] = {}
-_BY_RANK = attrgetter("rank", "suit")
 
 
 class MeldKind(StrEnum):
@@ -334,28 +332,79 @@ def discard_deadwoods(mask: int) -> dict[int, int]:
     """For each card index in ``mask`` (in index order): the least deadwood of the other cards.
 
     A card in no meld is unmatched in every arrangement, so throwing it lowers the deadwood by
-    exactly its value; only the cards that lie in some meld need a search of their own.
+    exactly its value; only the cards of the hand's core (those in some meld, see
+    :func:`best_arrangement_mask`) need a search of their own, and it is the core's alone (the
+    other cards add their value to it): remembered per core.
 
     >>> d = discard_deadwoods(to_mask("7c 7d 7h 8h 9h Kd".split()))
     >>> d[Card.parse("Kd").index], d[Card.parse("7h").index], d[Card.parse("8h").index]
     (14, 41, 19)
     """
-    whole = min_deadwood(mask)
     loose = loose_cards(mask)
+    core = mask ^ loose
+    rest = mask_value(loose)
+    least, without = _kept(_CORE_DISCARDS, core, _core_discards) if core else (0, {})
+    whole = rest + least
     out: dict[int, int] = {}
     m = mask
     while m:
         low = m & -m
         m ^= low
         i = low.bit_length() - 1
-        out[i] = whole - VALUES[i] if low & loose else min_deadwood(mask ^ low)
+        out[i] = whole - VALUES[i] if low & loose else rest + without[i]
     return out
+
+
+def _core_discards(core: int) -> tuple[int, dict[int, int]]:
+    """A core's least deadwood, and for each of its cards the least deadwood of the others."""
+    without = {}
+    m = core
+    while m:
+        low = m & -m
+        m ^= low
+        without[low.bit_length() - 1] = min_deadwood(core ^ low)
+    return min_deadwood(core), without
 
 
 def arrangement_of(melds: Iterable[int], unmatched: int) -> Arrangement:
     ms = sorted(map(Meld.from_mask, melds), key=_meld_order)
-    rest = tuple(sorted(from_mask(unmatched), key=_BY_RANK))
-    return Arrangement(tuple(ms), rest, mask_value(unmatched))
+    return Arrangement(tuple(ms), by_rank(unmatched), mask_value(unmatched))
+
+
+def _spread(bits: int) -> int:
+    """Seven bits of a suit's field, rank ``r``'s bit moved to bit ``4 * r``."""
+    return sum(1 << 4 * r for r in range(7) if bits >> r & 1)
+
+
+_SPREAD: tuple[int, ...] = tuple(_spread(b) for b in range(1 << 7))
+_RANK_ORDER: tuple[Card, ...] = tuple(DECK[s * 13 + r] for r in range(13) for s in range(4))
+
+
+def by_rank(mask: int) -> tuple[Card, ...]:
+    """The cards of ``mask`` by rank, then suit: the four suits' fields interleaved, rank by
+    rank (bit ``4 * r + s``), then read in bit order, with no sort.
+
+    >>> " ".join(c.code for c in by_rank(to_mask("Kd 2c 2s Ah".split())))
+    'Ah 2c 2s Kd'
+    """
+    sp = _SPREAD
+    s0 = mask & FULL_SUIT
+    s1 = mask >> 13 & FULL_SUIT
+    s2 = mask >> 26 & FULL_SUIT
+    s3 = mask >> 39 & FULL_SUIT
+    t = (
+        (sp[s0 & 127] | sp[s0 >> 7] << 28)
+        | (sp[s1 & 127] | sp[s1 >> 7] << 28) << 1
+        | (sp[s2 & 127] | sp[s2 >> 7] << 28) << 2
+        | (sp[s3 & 127] | sp[s3 >> 7] << 28) << 3
+    )
+    order = _RANK_ORDER
+    out = []
+    while t:
+        low = t & -t
+        out.append(order[low.bit_length() - 1])
+        t ^= low
+    return tuple(out)
 
 
 def _meld_order(m: Meld) -> tuple[int, int, int]:
@@ -363,17 +412,61 @@ def _meld_order(m: Meld) -> tuple[int, int, int]:
 
 
 def best_arrangement_mask(mask: int) -> Arrangement:
-    if loose_cards(mask) == mask:
-        return arrangement_of((), mask)  # no card in any meld: the common case in play
-    best: tuple[tuple[int, ...], int] | None = None
+    """The best arrangement of the cards in ``mask`` (see :func:`best_arrangement`).
+
+    Only the cards that lie in some meld (the hand's *core*) take part in the search: the others
+    are unmatched in every packing, so they add the same value to each and never change which
+    packing is best (nor the order packings come in, so ties break alike). Hands differ far more
+    than their cores do (in random play, 270,000 hands with a meld had 8,000 cores), so each
+    core's best packing is remembered (``CORES_KEPT`` of them): a view's arrangement is then
+    mostly a lookup and the unmatched cards put in order (18.5 against 10.4 us a view's in the
+    moves benchmark)."""
+    core = mask & ~loose_cards(mask)
+    if not core:
+        return Arrangement((), by_rank(mask), mask_value(mask))  # the common case in play
+    melds, used = _kept(_CORES, core, _best_packing)
+    unmatched = mask & ~used
+    return Arrangement(melds, by_rank(unmatched), mask_value(unmatched))
+
+
+CORES_KEPT = 4096
+"""Cores remembered by each table below (the oldest forgotten first; about 2 MB in all). In
+random play over 3,000 matches (270,000 hands with a meld, 8,000 cores) 96% of the lookups found
+their core kept (93% with 1,024 kept, 97% with 16,384)."""
+
+_CORES: dict[int, tuple[tuple[Meld, ...], int]] = {}
+"""A core (as a mask) -> its best packing's melds, in the arrangement's order, and their cards."""
+
+_CORE_DISCARDS: dict[int, tuple[int, dict[int, int]]] = {}
+"""A core -> :func:`_core_discards` of it."""
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def _kept(table: dict[K, V], key: K, compute: Callable[[K], V]) -> V:
+    """``compute(key)``, remembered in ``table`` (at most ``CORES_KEPT`` entries)."""
+    value = table.get(key)
+    if value is None:
+        value = compute(key)
+        if len(table) >= CORES_KEPT:
+            table.pop(next(iter(table)), None)  # the oldest
+        table[key] = value
+    return value
+
+
+def _best_packing(core: int) -> tuple[tuple[Meld, ...], int]:
+    best: tuple[int, ...] = ()
     best_key: tuple[int, int] | None = None
-    for chosen, unmatched in packings(mask):
+    for chosen, unmatched in packings(core):
         # least deadwood; among equals, fewer melds (keeps four-card sets and long runs whole)
         key = (mask_value(unmatched), len(chosen))
         if best_key is None or key < best_key:
-            best, best_key = (chosen, unmatched), key
-    assert best is not None
-    return arrangement_of(*best)
+            best, best_key = chosen, key
+    used = 0
+    for m in best:
+        used |= m
+    return tuple(sorted(map(Meld.from_mask, best), key=_meld_order)), used
 
 
 # --- public API on cards ----------------------------------------------------------------------
