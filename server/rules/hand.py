@@ -49,7 +49,7 @@ from .melds import (
 )
 from .presets import Rules
 from .settle import HandResult, dead_hand, settle_knock
-from .views import Event, Phase, SeatView
+from .views import Event, Phase, SeatView, new_seat_view
 
 # A seat's view is rebuilt after every action of either seat, mostly for cards that have not
 # changed since the last one: each hand remembers, per seat, the last cards it arranged and
@@ -396,7 +396,7 @@ class HandState:
                 _, arrangement, cards = self._arrangement(seat)
             else:
                 cards = tuple(from_mask(self.hands[seat]))
-        return SeatView(
+        return new_seat_view(
             rules=self.rules,
             seat=seat,
             starter=self.starter,

@@ -14,12 +14,13 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from .actions import Action
 from .cards import DECK, Card, from_mask
 from .deals import DEFAULT_DEAL, deal_named
 from .errors import IllegalActionError
+from .frozen import fast_constructor
 from .hand import HandState, deal_deck
 from .presets import Rules, rules_named
 from .settle import HandResult
@@ -142,6 +143,9 @@ class MatchView:
     def last_result(self) -> HandResult | None:
         return self.results[-1] if self.results else None
 
+
+_new_match_view = cast("type[MatchView]", fast_constructor(MatchView))
+"""``MatchView(...)``, faster (see :mod:`.frozen`), checked by mypy as the constructor."""
 
 _LOGGED: dict[Action, tuple[tuple[int, Action], tuple[int, Action]]] = {}
 """Per action (at most the 108 there are), its entry in a hand's log for each seat, built once:
@@ -278,7 +282,7 @@ class MatchState:
 
     def view(self, seat: int | None) -> MatchView:
         """What ``seat`` (``None``: a watcher) may see of the match and of the hand in play."""
-        return MatchView(
+        return _new_match_view(
             self.rules,
             seat,
             self.hand_number,
