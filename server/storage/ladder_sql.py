@@ -90,8 +90,8 @@ class LadderSql:
     async def bots(self, player_ids: list[str]) -> dict[str, BotRecord]:
         if not player_ids:
             return {}
-        async with self.sessions() as s:
-            rows = (await s.execute(_BOTS_QUERY, {"ids": player_ids})).all()
+        async with self.engine.connect() as conn:  # (every hello of a match not in memory asks)
+            rows = (await conn.execute(_BOTS_QUERY, {"ids": player_ids})).all()
         return {r[0]: BotRecord(*r) for r in rows}
 
     async def ladder_entry(self, player_id: str) -> LadderEntry | None:

@@ -3,13 +3,14 @@ names) and the one conversion, shared by the repository's parts."""
 
 from __future__ import annotations
 
-from sqlalchemy import ColumnElement, func, select
+from typing import Any, cast
+
+from sqlalchemy import ColumnElement, Row, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import aliased
 
 from server.service.ports import MatchMeta
 
-from .models import Match, Player
+from .models import MATCHES, PLAYERS, Match
 
 
 def meta_of(m: Match, name0: str, name1: str | None) -> MatchMeta:
@@ -45,14 +46,20 @@ def meta_of(m: Match, name0: str, name1: str | None) -> MatchMeta:
 
 
 # Built once: building it per call (the seat aliases above all) cost as much CPU as running it.
-_p0, _p1 = aliased(Player), aliased(Player)
-# Rows of (match, seat 0's name, seat 1's name); the outer join makes the last None while no one
-# has joined (SQLAlchemy types it str: ``meta_of`` takes ``str | None``).
+_p0, _p1 = PLAYERS.alias("p0"), PLAYERS.alias("p1")
+# Rows of the match's columns and both seats' names (``name1`` None while no one has joined): a
+# Core statement, so reading a row builds no ORM object (no identity map, no instance state),
+# even through a session; :func:`meta_row` reads it.
 META_QUERY = (
-    select(Match, _p0.name, _p1.name)
-    .join(_p0, Match.seat0_id == _p0.id)
-    .outerjoin(_p1, Match.seat1_id == _p1.id)
+    select(MATCHES, _p0.c.name.label("name0"), _p1.c.name.label("name1"))
+    .join_from(MATCHES, _p0, MATCHES.c.seat0_id == _p0.c.id)
+    .outerjoin(_p1, MATCHES.c.seat1_id == _p1.c.id)
 )
+
+
+def meta_row(row: Row[Any]) -> MatchMeta:
+    """A row of :data:`META_QUERY` as a match's meta (its columns are named as ``Match``'s)."""
+    return meta_of(cast(Match, row), row.name0, row.name1)
 
 
 async def newest_first(
@@ -68,4 +75,4 @@ async def newest_first(
             .offset(offset)
         )
     ).all()
-    return [meta_of(*r) for r in rows], int(total)
+    return [meta_row(r) for r in rows], int(total)

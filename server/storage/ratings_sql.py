@@ -17,7 +17,7 @@ from sqlalchemy.exc import IntegrityError
 
 from server.service.rating_ports import RankedPlayer, RatingChange, RatingOutcome, RatingRecord, RatingUpdate
 
-from .match_rows import META_QUERY, meta_of, newest_first
+from .match_rows import META_QUERY, meta_row, newest_first
 from .models import RATING_CHANGES, RATINGS, Match, Player, Rating
 from .models import RatingChange as RatingChangeRow
 
@@ -146,7 +146,7 @@ class RatingsSql:
         )
         async with self.sessions() as s:
             rows = (await s.execute(query)).all()
-        return [meta_of(*r) for r in rows]
+        return [meta_row(r) for r in rows]
 
     async def open_challenges(self, *, limit: int, offset: int) -> tuple[list[MatchMeta], int]:
         where = and_(Match.status == "waiting", Match.public.is_(True))

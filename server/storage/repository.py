@@ -21,7 +21,7 @@ from .accounts_models import SESSIONS
 from .accounts_store import AccountsSql, _session_values
 from .engine import session_factory, store_unreachable
 from .ladder_sql import LadderSql
-from .match_rows import META_QUERY, meta_of, newest_first
+from .match_rows import META_QUERY, meta_row, newest_first
 from .models import ACTIONS, HANDS, MATCHES, HandRecord, Match, MatchAction, Player
 from .ratings_sql import RatingsSql
 from .seeks_sql import SeeksSql
@@ -67,8 +67,8 @@ class SqlStore(AccountsSql, RatingsSql, SeeksSql, LadderSql):
             await s.execute(insert(SESSIONS).values(_session_values(session)))
 
     async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
-        async with self.sessions() as s:
-            row = (await s.execute(_PLAYER_QUERY, {"token_hash": token_hash})).one_or_none()
+        async with self.engine.connect() as conn:  # (every hello of a new socket may ask)
+            row = (await conn.execute(_PLAYER_QUERY, {"token_hash": token_hash})).one_or_none()
         return None if row is None else PlayerRecord(*row)
 
     # --- matches ------------------------------------------------------------------------------
@@ -78,9 +78,9 @@ class SqlStore(AccountsSql, RatingsSql, SeeksSql, LadderSql):
             s.add(Match(id=meta.match_id, **row_values(meta), **_fixed_values(meta)))
 
     async def load_meta(self, match_id: str) -> MatchMeta | None:
-        async with self.sessions() as s:
-            row = (await s.execute(META_QUERY.where(Match.id == match_id))).one_or_none()
-        return None if row is None else meta_of(*row)
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(META_QUERY.where(MATCHES.c.id == match_id))).one_or_none()
+        return None if row is None else meta_row(row)
 
     async def match_versions(self, match_ids: list[str]) -> dict[str, int]:
         """One query per ``VERSIONS_AT_ONCE`` ids (SQLite bounds the bound values of a statement)."""
@@ -96,12 +96,14 @@ class SqlStore(AccountsSql, RatingsSql, SeeksSql, LadderSql):
         return await self.load_match_after(match_id, 0)
 
     async def load_match_after(self, match_id: str, seq: int) -> tuple[MatchMeta, list[StoredAction]] | None:
-        async with self.sessions() as s, s.begin():
-            row = (await s.execute(META_QUERY.where(Match.id == match_id))).one_or_none()
+        # On a connection, Core statements only: a hello's read (and the herd's after a restart)
+        # needs no ORM session.
+        async with self.engine.connect() as conn, conn.begin():
+            row = (await conn.execute(META_QUERY.where(MATCHES.c.id == match_id))).one_or_none()
             if row is None:
                 return None
-            actions = (await s.execute(_ACTIONS_QUERY, {"match_id": match_id, "after": seq})).all()
-        meta = meta_of(*row)
+            actions = (await conn.execute(_ACTIONS_QUERY, {"match_id": match_id, "after": seq})).all()
+        meta = meta_row(row)
         # The two reads may see different commits (each statement of a Postgres READ COMMITTED
         # transaction takes its own snapshot): an action committed between them is newer than
         # the row. Keep the actions up to the row's version, so the pair is one moment of the
