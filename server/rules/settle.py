@@ -17,8 +17,8 @@ from .cards import Card, from_mask
 from .melds import (
     Arrangement,
     Meld,
-    arrangement_of,
     best_arrangement_mask,
+    by_rank,
     mask_value,
     min_deadwood,
     packings,
@@ -196,7 +196,7 @@ def settle_knock(
     # Keep the knocker's melds in the order layoffs refer to.
     k_arr = Arrangement(
         tuple(Meld.from_mask(m) for m in chosen),
-        arrangement_of((), unmatched).unmatched,
+        by_rank(unmatched),
         k_dw,
     )
     d_arr = best_arrangement_mask(d_rest)
