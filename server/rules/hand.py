@@ -102,6 +102,7 @@ class HandState:
         "_arranged",
         "_knockable",
         "_options",
+        "_pile",
         "dealer",
         "discard_pile",
         "hands",
@@ -136,6 +137,9 @@ class HandState:
         self.hands = [hands[0], hands[1]]
         self.stock = list(reversed(stock))  # top of the stock is the end of the list
         self.discard_pile = [upcard]
+        self._pile: tuple[Card, ...] | None = None
+        """The discard pile's cards, as the views show them: made once for every view until the
+        pile changes (None: not made since)."""
         first = DECK[upcard]
         self.knock_limit = rules.hand_knock_limit(first)
         self.multiplier = rules.hand_multiplier(first)
@@ -179,6 +183,19 @@ class HandState:
         if self.phase is not Phase.DISCARD:
             return {}
         return {DECK[i]: dw for i, dw in self._discard_options().items() if i != self.taken}
+
+    def _discard_pairs(self) -> tuple[tuple[Card, int], ...]:
+        """:meth:`knock_options` as a view holds them: (card, deadwood) pairs, in card order."""
+        if self.phase is not Phase.DISCARD:
+            return ()
+        taken = self.taken
+        return tuple([(DECK[i], dw) for i, dw in self._discard_options().items() if i != taken])
+
+    def _pile_cards(self) -> tuple[Card, ...]:
+        pile = self._pile
+        if pile is None:
+            pile = self._pile = tuple(map(DECK.__getitem__, self.discard_pile))
+        return pile
 
     def _discard_options(self) -> dict[int, int]:
         if self._options is None:
@@ -304,6 +321,7 @@ class HandState:
                 self._check(action)
             self.hands[s] ^= bit
             self.discard_pile.append(card)
+            self._pile = None
             self.taken = -1
             self._options = None
             self._knockable = -1
@@ -334,6 +352,7 @@ class HandState:
                 if self.stock_only:
                     self._check(action)
                 card = self.discard_pile.pop()
+                self._pile = None
                 self.taken = card
                 self.history += (_EV_DRAW_DISCARD[s][card],)
             self.hands[s] |= 1 << card
@@ -341,6 +360,7 @@ class HandState:
             self.phase = _DISCARD
         elif phase is _UPCARD and kind is TakeUpcard:
             card = self.discard_pile.pop()
+            self._pile = None
             self.hands[s] |= 1 << card
             self.taken = card
             self.phase = _DISCARD
@@ -407,14 +427,14 @@ class HandState:
             arrangement=arrangement,
             hand_counts=(self.hands[0].bit_count(), self.hands[1].bit_count()),
             stock_count=len(self.stock),
-            discard_pile=tuple(map(DECK.__getitem__, self.discard_pile)),
+            discard_pile=self._pile_cards(),
             history=self.history,
             legal_actions=tuple(self.legal_actions()) if own and seat == self.to_act else (),
             result=self.result,
             knock_limit=self.knock_limit,
             multiplier=self.multiplier,
             scores=self.scores,
-            discard_deadwood=tuple(self.knock_options().items()) if own and seat == self.to_act else (),
+            discard_deadwood=self._discard_pairs() if own and seat == self.to_act else (),
         )
 
     def __repr__(self) -> str:

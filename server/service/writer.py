@@ -261,9 +261,14 @@ class Writer:
 
     # --- telling the subscribers --------------------------------------------------------------
 
-    def update(self, live: LiveMatch, seat: int | None) -> SeatUpdate:
-        """What ``seat`` sees now; only call it holding the match's lock."""
-        update = SeatUpdate(live.meta, live.state.view(seat), self.connected(live))
+    def update(
+        self, live: LiveMatch, seat: int | None, connected: tuple[bool, bool] | None = None
+    ) -> SeatUpdate:
+        """What ``seat`` sees now; only call it holding the match's lock. ``connected``: who
+        is, when the caller knows already (a fan-out asks once for every seat)."""
+        if connected is None:
+            connected = self.connected(live)
+        update = SeatUpdate(live.meta, live.state.view(seat), connected)
         if live.timeouts:
             # The hand's events are its last actions, one each.
             first = live.seq - len(update.view.hand.history) + 1
@@ -275,9 +280,11 @@ class Writer:
     def fan_out(self, live: LiveMatch, skip: Subscriber | None = None) -> None:
         """Every subscriber of ``live`` (but ``skip``) its seat's view, built once per seat."""
         cache: dict[int | None, SeatUpdate] = {}
+        connected = self.connected(live)
         for sub in list(live.subscribers):
             if sub is skip:
                 continue
-            if sub.seat not in cache:
-                cache[sub.seat] = self.update(live, sub.seat)
-            sub.deliver(cache[sub.seat])
+            update = cache.get(sub.seat)
+            if update is None:
+                update = cache[sub.seat] = self.update(live, sub.seat, connected)
+            sub.deliver(update)

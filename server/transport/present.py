@@ -46,11 +46,26 @@ def players(
     meta: MatchMeta, connected: tuple[bool, bool], bots: tuple[bool, bool] = (False, False)
 ) -> list[w.Player]:
     """Both seats' players, whether each is connected (the computer always is) and is a bot."""
-    out = []
-    for seat in (0, 1):
-        name, kind = _player_name(meta, seat)
-        out.append(w.Player(seat, name, kind, True if kind == "computer" else connected[seat], bots[seat]))
+    names = meta.seat_names
+    key = (meta.opponent, meta.difficulty, names[0], names[1], connected, bots)
+    out = _PLAYERS.get(key)
+    if out is None:
+        out = []
+        for seat in (0, 1):
+            name, kind = _player_name(meta, seat)
+            out.append(
+                w.Player(seat, name, kind, True if kind == "computer" else connected[seat], bots[seat])
+            )
+        if len(_PLAYERS) >= _PLAYERS_KEPT:
+            _PLAYERS.clear()
+        _PLAYERS[key] = out
     return out
+
+
+_PLAYERS: dict[tuple[object, ...], list[w.Player]] = {}
+"""Every view of a match shows the same two players until a seat's connection changes: the list
+is made once per (names, connections) and shared by the views (they are only encoded)."""
+_PLAYERS_KEPT = 4096
 
 
 def _summary_fields(meta: MatchMeta, viewer: str | None) -> dict[str, Any]:

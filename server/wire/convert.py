@@ -132,6 +132,10 @@ def rule_preset(rules: Rules) -> w.RulePreset:
 
 _NO_ACTIONS: list[w.Action] = []
 
+_pile_codes = _memo(_codes)
+"""A discard pile's codes: the rules give every view of one moment the same pile (a tuple, made
+again only when the pile changes), so each seat's view shares the one list."""
+
 
 def hand_view(
     v: SeatView,
@@ -161,7 +165,7 @@ def hand_view(
         deadwood=arr.deadwood if arr else None,
         hand_counts=list(v.hand_counts),
         stock_count=v.stock_count,
-        discard_pile=_codes(v.discard_pile),
+        discard_pile=_pile_codes(v.discard_pile),
         history=_history(v.history, timed_out) if history is None else history,
         legal_actions=_all(action, v.legal_actions) if playable else _NO_ACTIONS,
         result=hand_result(v.result) if v.result is not None else None,

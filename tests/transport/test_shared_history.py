@@ -1,7 +1,8 @@
 """A hand's history is encoded once for all the ``state`` messages of one moment of a match (each
 seat's and a watcher's), and every message is still byte for byte what its own view encodes to:
 across moments, hands and matches built in turn, with events marked as timed out, and for a
-moment whose messages are built after another match's."""
+moment whose messages are built after another match's. The views of one moment also share their
+players and discard pile, made once; a change of either shows in the next."""
 
 from __future__ import annotations
 
@@ -109,3 +110,24 @@ def test_a_matchs_next_history_is_its_last_one_and_one_event_more_encoded_from_t
             resyncs += 1
     # Encoded whole only when a match's history starts again (a new hand: at most one event).
     assert moments > 300 and resyncs > 100 and present._SHARED.rebuilt == rebuilt
+
+
+def test_the_views_of_one_moment_share_their_players_and_discard_pile_and_a_change_shows():
+    state = next(_moments(5))
+    meta = _meta(state, "active", "human")
+    views = [present.view(SeatUpdate(meta, state.view(seat), (True, False))) for seat in (0, 1, None)]
+    assert views[0].players is views[1].players is views[2].players
+    assert views[0].hand.discard_pile is views[1].hand.discard_pile is views[2].hand.discard_pile
+    assert views[0].hand.discard_pile == [c.code for c in state.view(None).hand.discard_pile]
+
+    def shown(connected=(True, False), bots=(False, False), names=("Ada", "Bob")):
+        again = _meta(state, "active", "human")
+        again.seat_names = list(names)
+        update = SeatUpdate(again, state.view(0), connected)
+        update.bots = bots
+        return [(p.name, p.connected, p.bot) for p in present.view(update).players]
+
+    assert shown() == [("Ada", True, False), ("Bob", False, False)]
+    assert shown(connected=(True, True)) == [("Ada", True, False), ("Bob", True, False)]
+    assert shown(bots=(False, True)) == [("Ada", True, False), ("Bob", False, True)]
+    assert shown(names=("Ada", "Cy")) == [("Ada", True, False), ("Cy", False, False)]
