@@ -129,10 +129,11 @@ class Clocks:
         meta.deadline_at = new.deadline(tc)
 
     def annotate(self, live: LiveMatch, update: SeatUpdate) -> None:
-        """Stamp ``update`` with the server time and, for a seat whose opponent has been seen
-        gone, when it may claim the match."""
-        now = self.clock.now()
-        update.now = now
+        """Stamp ``update`` with the server time (unless it has it already) and, for a seat
+        whose opponent has been seen gone, when it may claim the match."""
+        now = update.now
+        if now is None:
+            now = update.now = self.clock.now()
         meta = live.meta
         if meta.opponent != "human" or meta.status != "active":
             self.gone.pop(live.match_id, None)

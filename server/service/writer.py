@@ -14,6 +14,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime
+from functools import partial
 from typing import Any, TypeVar
 
 import msgspec
@@ -114,15 +115,28 @@ class Writer:
                     # goes through, a stale client version is refused).
                     return await body(live)
 
-        task = asyncio.ensure_future(run())
+        loop = asyncio.get_running_loop()
+        task = loop.create_task(run())
         self._writes.add(task)
-        task.add_done_callback(self._write_done)
-        return await asyncio.shield(task)
+        # The caller waits on a future of its own that the task's end settles: cancelling the
+        # caller cancels that future, never the task. (``asyncio.shield`` does the same with
+        # two more callbacks and two more turns of the loop per write.)
+        done: asyncio.Future[T] = loop.create_future()
+        task.add_done_callback(partial(self._write_done, done))
+        return await done
 
-    def _write_done(self, task: asyncio.Task[Any]) -> None:
+    def _write_done(self, done: asyncio.Future[Any], task: asyncio.Task[Any]) -> None:
         self._writes.discard(task)
-        if not task.cancelled():
-            task.exception()  # retrieved here so an abandoned caller does not warn
+        if task.cancelled():
+            done.cancel()
+            return
+        error = task.exception()  # retrieved here so an abandoned caller does not warn
+        if done.cancelled():
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(task.result())
 
     async def drain(self) -> None:
         """Wait for every write in flight to finish."""
@@ -262,13 +276,19 @@ class Writer:
     # --- telling the subscribers --------------------------------------------------------------
 
     def update(
-        self, live: LiveMatch, seat: int | None, connected: tuple[bool, bool] | None = None
+        self,
+        live: LiveMatch,
+        seat: int | None,
+        connected: tuple[bool, bool] | None = None,
+        now: datetime | None = None,
     ) -> SeatUpdate:
-        """What ``seat`` sees now; only call it holding the match's lock. ``connected``: who
-        is, when the caller knows already (a fan-out asks once for every seat)."""
+        """What ``seat`` sees now; only call it holding the match's lock. ``connected`` and
+        ``now``: who is connected and the time, when the caller knows them already (a fan-out
+        asks once for every seat)."""
         if connected is None:
             connected = self.connected(live)
         update = SeatUpdate(live.meta, live.state.view(seat), connected)
+        update.now = now
         if live.timeouts:
             # The hand's events are its last actions, one each.
             first = live.seq - len(update.view.hand.history) + 1
@@ -280,11 +300,11 @@ class Writer:
     def fan_out(self, live: LiveMatch, skip: Subscriber | None = None) -> None:
         """Every subscriber of ``live`` (but ``skip``) its seat's view, built once per seat."""
         cache: dict[int | None, SeatUpdate] = {}
-        connected = self.connected(live)
+        connected, now = self.connected(live), self.clock.now()
         for sub in list(live.subscribers):
             if sub is skip:
                 continue
             update = cache.get(sub.seat)
             if update is None:
-                update = cache[sub.seat] = self.update(live, sub.seat, connected)
+                update = cache[sub.seat] = self.update(live, sub.seat, connected, now)
             sub.deliver(update)

@@ -72,6 +72,25 @@ async def test_a_write_in_flight_commits_even_when_its_caller_is_cancelled_at_sh
         await service.act(live, live.state.to_act, "y", version + 1, {"kind": "pass"})
 
 
+async def test_a_write_whose_caller_went_away_still_tells_everyone_else(engine):
+    service = MatchService(SlowStore(engine), bot_delay=0)
+    live, *_ = await human_match(service)
+    watcher = Recorder(None)
+    await service.subscribe(live, watcher)
+    seen = len(watcher.messages)
+    version = live.meta.version
+    caller = asyncio.create_task(service.act(live, live.state.to_act, "x", version, {"kind": "pass"}))
+    await asyncio.sleep(0.05)
+    caller.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await caller  # the caller is gone at once; its write goes on
+    assert live.meta.version == version and len(service.writer._writes) == 1
+    await service.writer.drain()
+    assert live.meta.version == version + 1 and len(watcher.messages) == seen + 1
+    assert watcher.messages[-1]["version"] == version + 1
+    await service.close()
+
+
 async def test_errors_change_nothing(engine):
     service = MatchService(SqlStore(engine), bot_delay=0)
     live, *_ = await human_match(service)
