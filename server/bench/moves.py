@@ -28,6 +28,7 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -157,22 +158,71 @@ def _child(argv: list[str]) -> None:
 
 
 def round_of(
-    variant: Variant, matches: int, moves: int, seed: int, opponent: str = "human"
+    variant: Variant, matches: int, moves: int, seed: int, opponent: str = "human", counted: bool = False
 ) -> dict[str, float]:
     """One round of ``variant``'s code in a child process: this file's driver, that checkout's
-    ``server`` package (first on the path, from a folder of no modules of its own)."""
+    ``server`` package (first on the path, from a folder of no modules of its own).
+    ``counted``: under valgrind's callgrind, which adds ``instructions``, the process's whole
+    count (every thread's, from its start)."""
     argv = [str(HERE), "--child", str(matches), str(moves), str(seed), opponent]
     runner = f"import runpy, sys; sys.argv = {argv!r}; "
     runner += f"runpy.run_path({str(HERE)!r}, run_name='__main__')"
     env = {**os.environ, **variant.env, "PYTHONPATH": str(variant.root)}
     with tempfile.TemporaryDirectory() as cwd:
-        done = subprocess.run(
-            [sys.executable, "-c", runner], cwd=cwd, env=env, capture_output=True, text=True, check=False
-        )
-    if done.returncode != 0:
-        raise RuntimeError(f"{variant.name} failed: {done.stderr.strip()[-2000:]}")
-    out: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+        command = [sys.executable, "-c", runner]
+        if counted:
+            command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=counts", *command]
+        done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"{variant.name} failed: {done.stderr.strip()[-2000:]}")
+        out: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+        if counted:
+            out["instructions"] = callgrind_total((Path(cwd) / "counts").read_text())
     return out
+
+
+def callgrind_total(text: str) -> int:
+    """The instructions a callgrind output file counts in all (its ``totals:`` or ``summary:``
+    line)."""
+    for line in text.splitlines():
+        if line.startswith(("totals:", "summary:")):
+            return int(line.split()[1])
+    raise ValueError("not a callgrind output file: no totals line")
+
+
+def count_instructions(
+    variants: list[Variant], matches: int, moves: int, opponent: str = "human"
+) -> dict[str, dict[str, float]]:
+    """Each code's instructions per move, counted by callgrind: a round of ``moves`` moves a
+    match less a round of none (the same start and matches made), over the moves played. The
+    count of a deterministic program does not move with the machine's load, so a change of a
+    fraction of a percent shows in one round (the same code counted twice came within 0.01%;
+    the CPU time between rounds moves by 5-10% on a busy two-core machine)."""
+    if shutil.which("valgrind") is None:
+        raise RuntimeError("--instructions needs valgrind (Debian's package valgrind)")
+    out = {}
+    for v in variants:
+        played = round_of(v, matches, moves, 1, opponent, counted=True)
+        start = round_of(v, matches, 0, 1, opponent, counted=True)
+        per_move = (played["instructions"] - start["instructions"]) / max(played["moves"], 1)
+        out[v.name] = {"moves": played["moves"], "per_move": per_move}
+        print(f"{v.name}: {per_move:,.0f} instructions a move", file=sys.stderr)
+    return out
+
+
+def format_instructions(counts: dict[str, dict[str, float]], matches: int, moves: int, opponent: str) -> str:
+    who = "between two people" if opponent == "human" else f"against the computer ({opponent})"
+    lines = [
+        f"moves benchmark, instructions counted by callgrind: {matches} matches {who}, "
+        f"{moves} moves each, less the same start with none",
+        "",
+        "| Code | instructions per move | vs the first | moves |",
+        "|---|---|---|---|",
+    ]
+    first = next(iter(counts.values()))["per_move"]
+    for name, c in counts.items():
+        lines.append(f"| {name} | {c['per_move']:,.0f} | {c['per_move'] / first:.3f}x | {c['moves']:,.0f} |")
+    return "\n".join(lines)
 
 
 def run(
@@ -243,10 +293,20 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help="name:root=DIR[,KEY=VALUE...]: another checkout (and environment), run beside this one",
     )
+    p.add_argument(
+        "--instructions",
+        action="store_true",
+        help="count each code's instructions per move with valgrind's callgrind (one round; "
+        "about 25 s a thousand moves): repeatable where CPU time is not; try --matches 20 --moves 150",
+    )
     args = p.parse_args(argv)
     from server.bench.load.scale import Variant
 
     variants = [Variant("this checkout"), *(Variant.parse(s) for s in args.variants)]
+    if args.instructions:
+        counts = count_instructions(variants, args.matches, args.moves, args.opponent)
+        print(format_instructions(counts, args.matches, args.moves, args.opponent))
+        return 0
     results = run(variants, args.matches, args.moves, args.rounds, args.opponent)
     print(format_rows(results, args.matches, args.moves, args.rounds, args.opponent))
     return 0

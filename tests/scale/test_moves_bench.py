@@ -57,3 +57,26 @@ def test_against_the_computer_a_move_is_a_human_action_with_the_replies_it_bring
     # The person's seat alone is subscribed: its own move's message, then one per computer move
     # (at least one before its next turn), so more than one message per human action.
     assert 0 < played <= 3 * 10 and messages > 1.5, out
+
+
+def test_instructions_are_read_from_callgrinds_totals_and_compared_per_move():
+    header = "# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\nevents: Ir\n"
+    assert moves.callgrind_total(header + "fl=x.c\nfn=main\n3 12\ntotals: 7145327961\n") == 7145327961
+    assert moves.callgrind_total(header + "summary: 42\n") == 42
+    try:
+        moves.callgrind_total(header)
+    except ValueError as e:
+        assert "no totals line" in str(e)
+    else:
+        raise AssertionError("a file without totals gave a count")
+    table = moves.format_instructions(
+        {
+            "this checkout": {"moves": 3000, "per_move": 775_600.0},
+            "base": {"moves": 3000, "per_move": 830_800.0},
+        },
+        20,
+        150,
+        "human",
+    )
+    assert "| this checkout | 775,600 | 1.000x | 3,000 |" in table
+    assert "| base | 830,800 | 1.071x | 3,000 |" in table
