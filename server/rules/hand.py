@@ -180,12 +180,11 @@ class HandState:
     def knock_options(self) -> dict[Card, int]:
         """In DISCARD: for each legal discard, the deadwood left after it (in card order: by
         index, as :func:`~.melds.discard_deadwoods` gives them)."""
-        if self.phase is not Phase.DISCARD:
-            return {}
-        return {DECK[i]: dw for i, dw in self._discard_options().items() if i != self.taken}
+        return dict(self._discard_pairs())
 
     def _discard_pairs(self) -> tuple[tuple[Card, int], ...]:
-        """:meth:`knock_options` as a view holds them: (card, deadwood) pairs, in card order."""
+        """:meth:`knock_options` as a view holds them: (card, deadwood) pairs, in card order
+        (no dict: a card's hash is a Python function)."""
         if self.phase is not Phase.DISCARD:
             return ()
         taken = self.taken
