@@ -14,7 +14,9 @@ import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+from server.rules.frozen import fast_constructor
 
 from .account_ports import UNKNOWN_DEVICE, AccountStore
 from .ladder_ports import LadderStore
@@ -183,6 +185,13 @@ class Change:
     """The row at ``expected_version`` as the writer holds it (None: not known). A store may
     write just the columns that differ from it: the compare-and-set fails anyway unless the
     stored row is still at that version, that is, this row."""
+
+
+# Made for every action written (and every one read when a match loads): set slot by slot, not
+# through a frozen dataclass's ``__init__`` (server/rules/frozen.py); the same objects.
+new_stored_action = cast("type[StoredAction]", fast_constructor(StoredAction))
+new_finished_hand = cast("type[FinishedHand]", fast_constructor(FinishedHand))
+new_change = cast("type[Change]", fast_constructor(Change))
 
 
 class Store(AccountStore, RatingStore, SeekStore, LadderStore, Protocol):

@@ -30,12 +30,14 @@ from .metrics import Metrics
 from .ports import (
     COMPUTER_SEAT,
     Broadcaster,
-    Change,
     FinishedHand,
     MatchMeta,
     SeatUpdate,
     Store,
     StoredAction,
+    new_change,
+    new_finished_hand,
+    new_stored_action,
 )
 from .timecontrol import timed_out
 
@@ -170,7 +172,7 @@ class Writer:
         hands: tuple[FinishedHand, ...] = ()
         if len(state.results) > finished_before:  # this action finished a hand
             hands = tuple(
-                FinishedHand(
+                new_finished_hand(
                     number=state.log[i].number,
                     starter=state.log[i].starter,
                     kind=r.kind.value,
@@ -182,7 +184,7 @@ class Writer:
                 )
                 for i, r in enumerate(state.results[finished_before:], finished_before)
             )
-        stored = StoredAction(live.seq + 1, seat, action.to_wire(), client_id, meta.version, now)
+        stored = new_stored_action(live.seq + 1, seat, action.to_wire(), client_id, meta.version, now)
         by = "computer" if meta.opponent == "computer" and seat == COMPUTER_SEAT else "human"
         await self.write(live, meta, stored, hands, on_commit)
         if client_id is not None:  # committed: a repeat of the id is answered with this version
@@ -237,7 +239,7 @@ class Writer:
         self.restamp(live, meta, action)
         started = self.clock.monotonic()
         try:
-            ok = await self.store.commit(Change(live.meta.version, meta, action, hands, live.meta))
+            ok = await self.store.commit(new_change(live.meta.version, meta, action, hands, live.meta))
         except BaseException:
             # The state holds a change that may or may not have landed: rebuild it from the
             # store now, or before anyone next uses it if the store is unreachable.

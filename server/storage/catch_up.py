@@ -17,7 +17,7 @@ from typing import Any, cast
 import asyncpg
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from server.service.ports import MatchMeta, StoredAction
+from server.service.ports import MatchMeta, StoredAction, new_stored_action
 
 from .match_rows import meta_of
 from .models import Match, MatchAction, Player
@@ -61,7 +61,7 @@ class PostgresCatchUp:
         first = records[0]
         meta = meta_of(cast(Match, _Row(first)), first["_name0"], first["_name1"])
         actions = [
-            StoredAction(
+            new_stored_action(
                 r["_seq"], r["_seat"], r["_action"], r["_client_id"], r["_version"], r["_created_at"]
             )
             for r in records

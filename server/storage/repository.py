@@ -15,7 +15,15 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from server.service.account_ports import UNKNOWN_DEVICE, SessionRecord, session_id_of
-from server.service.ports import Change, FinishedHand, MatchMeta, PlayerRecord, StoredAction
+from server.service.ports import (
+    Change,
+    FinishedHand,
+    MatchMeta,
+    PlayerRecord,
+    StoredAction,
+    new_finished_hand,
+    new_stored_action,
+)
 
 from .accounts_models import SESSIONS
 from .accounts_store import AccountsSql, _session_values
@@ -109,7 +117,7 @@ class SqlStore(AccountsSql, RatingsSql, SeeksSql, LadderSql):
         # the row. Keep the actions up to the row's version, so the pair is one moment of the
         # match; a version read torn apart once showed a seat a turn it did not have.
         # _ACTIONS_QUERY reads StoredAction's fields, in order.
-        return meta, [StoredAction(*a) for a in actions if a.version <= meta.version]
+        return meta, [new_stored_action(*a) for a in actions if a.version <= meta.version]
 
     async def commit(self, change: Change) -> bool:
         # The hot path (one call per action): statements built once with bound parameters, on
@@ -220,7 +228,9 @@ class SqlStore(AccountsSql, RatingsSql, SeeksSql, LadderSql):
                 .all()
             )
         return [
-            FinishedHand(h.number, h.starter, h.kind, h.winner, h.knocker, h.points, h.result, h.finished_at)
+            new_finished_hand(
+                h.number, h.starter, h.kind, h.winner, h.knocker, h.points, h.result, h.finished_at
+            )
             for h in rows
         ]
 
