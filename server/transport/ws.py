@@ -50,6 +50,7 @@ from .ratelimit import TokenBucket
 from .wire import Act, Hello, Ping, decode_client_message, message_id
 from .ws_out import (
     CLOSE_SLOW_CONSUMER,
+    READ_PAUSE_AT,
     Outgoing,
 )
 
@@ -146,7 +147,8 @@ class Connection(Outgoing, Beats):
     async def handle(self, data: str) -> bool:
         """Answer one client message; False when the socket must close."""
         limits = self.settings.limits
-        if len(data.encode()) > limits.ws_max_message:
+        # Its size in UTF-8 bytes: the string's length when it is ASCII (known without a scan).
+        if (len(data) if data.isascii() else len(data.encode())) > limits.ws_max_message:
             self.error(TooLarge(f"messages are limited to {limits.ws_max_message} bytes"))
             return self._tolerable()
         try:
@@ -365,7 +367,7 @@ async def _serve(request: web.Request, ws: web.WebSocketResponse, allowed: bool)
                 if not ws.closed:
                     await conn.close(CLOSE_ABUSE, "too many errors")
                 break
-            if not await conn.room():
+            if len(conn.outbox) >= READ_PAUSE_AT and not await conn.room():
                 conn.stop_writing()
                 await ws.close(code=CLOSE_SLOW_CONSUMER, message=b"client too slow")
                 break

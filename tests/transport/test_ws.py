@@ -245,6 +245,11 @@ async def test_a_message_over_4_kib_is_too_large_and_a_frame_over_64_kib_closes_
     await expect_error(sock, "too_large")
     await sock.send({"type": "ping"})
     assert await sock.recv() == {"type": "pong"}
+    # The limit counts UTF-8 bytes, not characters: 1,500 characters of three bytes each.
+    await sock.ws.send_str('{"type": "ping", "pad": "' + "\u20ac" * 1500 + '"}')
+    await expect_error(sock, "too_large")
+    await sock.ws.send_str('{"type": "ping", "pad": "' + "\u20ac" * 1300 + '"}')  # 3,927 bytes
+    await expect_error(sock, "bad_request")  # within the limit: read, and its field refused
     await sock.ws.send_str("x" * (65 * 1024))
     assert await sock.closed() == 1009
 
