@@ -12,6 +12,7 @@ import logging
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from server.bots import DIFFICULTIES
@@ -322,42 +323,55 @@ class Commands:
             self.metrics.action_errors.labels("bad_request").inc()
             raise from_rules_error(e) from e
 
-        def answered(live: LiveMatch) -> int | None:
-            """The version a repeated id was answered with; IdReused when it stood for another
-            action."""
-            answer = None if client_id is None else live.answers[seat].get(client_id)
-            if answer is None:
-                return None
-            if answer[1] == parsed:
-                return answer[0]
-            raise IdReused(f"the id {client_id!r} was already used for another action")
-
-        async def body(live: LiveMatch) -> tuple[int, bool]:
-            repeated = answered(live)
-            if repeated is not None:
-                return repeated, True
-            meta = live.meta
-            if meta.status != "active" or version != meta.version or live.state.to_act != seat:
-                # About to refuse: first make sure it is not our copy that is behind (another
-                # process may have written). Costs a read only on this path.
-                await self.writer.catch_up(live)
-                repeated = answered(live)
-                if repeated is not None:
-                    return repeated, True
-                meta = live.meta
-            if meta.status == "finished":
-                raise IllegalAction("the match is over")
-            if meta.status == "waiting":
-                raise IllegalAction("waiting for an opponent to join")
-            if version != meta.version:
-                raise StaleVersion(f"the match is at version {meta.version}, not {version}")
-            if live.state.to_act != seat:
-                raise NotYourTurn(f"it is seat {live.state.to_act}'s turn")
-            await self.writer.apply(live, seat, parsed, client_id, on_commit)
-            return live.meta.version, False
-
+        # A partial of a method, not a closure: an action in flight (waiting for its commit)
+        # then holds one object for the collector to walk where the closures held a dozen.
+        body = partial(self._act, seat, client_id, version, parsed, on_commit)
         try:
             return await self.writer.exclusive(live, body)
         except ServiceError as e:
             self.metrics.labelled(self.metrics.action_errors, e.code).inc()
             raise
+
+    @staticmethod
+    def _answered(live: LiveMatch, seat: int, client_id: str | None, parsed: Action) -> int | None:
+        """The version a repeated id was answered with; IdReused when it stood for another
+        action."""
+        answer = None if client_id is None else live.answers[seat].get(client_id)
+        if answer is None:
+            return None
+        if answer[1] == parsed:
+            return answer[0]
+        raise IdReused(f"the id {client_id!r} was already used for another action")
+
+    async def _act(
+        self,
+        seat: int,
+        client_id: str | None,
+        version: int,
+        parsed: Action,
+        on_commit: Callable[[int], None] | None,
+        live: LiveMatch,
+    ) -> tuple[int, bool]:
+        """:meth:`act`'s work under the match's lock."""
+        repeated = self._answered(live, seat, client_id, parsed)
+        if repeated is not None:
+            return repeated, True
+        meta = live.meta
+        if meta.status != "active" or version != meta.version or live.state.to_act != seat:
+            # About to refuse: first make sure it is not our copy that is behind (another
+            # process may have written). Costs a read only on this path.
+            await self.writer.catch_up(live)
+            repeated = self._answered(live, seat, client_id, parsed)
+            if repeated is not None:
+                return repeated, True
+            meta = live.meta
+        if meta.status == "finished":
+            raise IllegalAction("the match is over")
+        if meta.status == "waiting":
+            raise IllegalAction("waiting for an opponent to join")
+        if version != meta.version:
+            raise StaleVersion(f"the match is at version {meta.version}, not {version}")
+        if live.state.to_act != seat:
+            raise NotYourTurn(f"it is seat {live.state.to_act}'s turn")
+        await self.writer.apply(live, seat, parsed, client_id, on_commit)
+        return live.meta.version, False

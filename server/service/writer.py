@@ -104,21 +104,8 @@ class Writer:
         """Run ``body`` under the match's lock in a task of its own, shielded: if the caller is
         cancelled (a socket closing, shutdown) the write still finishes and commits."""
         self.check_open()
-
-        async def run() -> T:
-            async with live.lock:
-                self.cache.touch(live)
-                await self.cache.fresh(live)
-                try:
-                    return await body(live)
-                except Moved:
-                    # Another process wrote first and ``live`` now holds its change: decide
-                    # again on the fresh state (a repeated id is now recognised, a resignation
-                    # goes through, a stale client version is refused).
-                    return await body(live)
-
         loop = asyncio.get_running_loop()
-        task = loop.create_task(run())
+        task = loop.create_task(self._run(live, body))
         self._writes.add(task)
         # The caller waits on a future of its own that the task's end settles: cancelling the
         # caller cancels that future, never the task. (``asyncio.shield`` does the same with
@@ -126,6 +113,18 @@ class Writer:
         done: asyncio.Future[T] = loop.create_future()
         task.add_done_callback(partial(self._write_done, done))
         return await done
+
+    async def _run(self, live: LiveMatch, body: Callable[[LiveMatch], Awaitable[T]]) -> T:
+        async with live.lock:
+            self.cache.touch(live)
+            await self.cache.fresh(live)
+            try:
+                return await body(live)
+            except Moved:
+                # Another process wrote first and ``live`` now holds its change: decide again on
+                # the fresh state (a repeated id is now recognised, a resignation goes through, a
+                # stale client version is refused).
+                return await body(live)
 
     def _write_done(self, done: asyncio.Future[Any], task: asyncio.Task[Any]) -> None:
         self._writes.discard(task)
