@@ -196,7 +196,7 @@ def count_instructions(
     """Each code's instructions per move, counted by callgrind: a round of ``moves`` moves a
     match less a round of none (the same start and matches made), over the moves played. The
     count hardly moves with the machine's load, so a change of 1-2% shows in one round (the
-    same code counted again came within 0.4% a move, the group commit's batches following the
+    same code counted again came within 0.7% a move, the group commit's batches following the
     threads' timing; the CPU time between rounds moves by 5-10% on a busy two-core machine)."""
     if shutil.which("valgrind") is None:
         raise RuntimeError("--instructions needs valgrind (Debian's package valgrind)")
