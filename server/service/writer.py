@@ -301,11 +301,13 @@ class Writer:
     def fan_out(self, live: LiveMatch, skip: Subscriber | None = None) -> None:
         """Every subscriber of ``live`` (but ``skip``) its seat's view, built once per seat."""
         cache: dict[int | None, SeatUpdate] = {}
-        connected, now = self.connected(live), self.clock.now()
+        moment: tuple[tuple[bool, bool], datetime] | None = None  # who is connected, and when
         for sub in list(live.subscribers):
             if sub is skip:
                 continue
             update = cache.get(sub.seat)
             if update is None:
-                update = cache[sub.seat] = self.update(live, sub.seat, connected, now)
+                if moment is None:  # asked once, and only when someone is to be told
+                    moment = self.connected(live), self.clock.now()
+                update = cache[sub.seat] = self.update(live, sub.seat, *moment)
             sub.deliver(update)
