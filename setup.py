@@ -31,11 +31,16 @@ DATA = {
 
 # Pure work on the engine's own values, never on a client's input. Compiled code checks its
 # annotations (TypeError), so these stay Python: a module parsing the wire (cards.py: a card code
-# that is not a string must be an InvalidCardError), one whose annotations are not exact
-# (hand.py), one defining an enum whose docstring the documents print (mypyc replaces it:
-# views.py's Phase, settle.py's ResultKind). A frozen dataclass defined here must pickle by its
-# constructor (melds.py's Meld and Arrangement go to the bot workers). tests/test_wheel.py checks
-# each is an extension module in the wheel, and that compiled and Python choose alike.
+# that is not a string must be an InvalidCardError), one defining an enum whose docstring the
+# documents print (mypyc replaces it: views.py's Phase, settle.py's ResultKind). A frozen
+# dataclass defined here must pickle by its constructor (melds.py's Meld and Arrangement go to
+# the bot workers). Not listed yet, though they compile: the rules' state (hand.py, match.py: a
+# compiled class whose constructor takes arguments is neither copied nor unpickled slot by
+# slot, and HandLog goes to the analysis workers; a list of typed tuples stores a new tuple per
+# item, undoing the match log's shared pairs), and any module importing msgspec or aiohttp
+# (mypyc type-checks every import, in a build environment holding only the build requirements).
+# tests/test_wheel.py checks each is an extension module in the wheel, that compiled and Python
+# choose alike, and that the service sends the same state messages either way.
 COMPILED = (
     "server/rules/melds.py",
     "server/bots/sim.py",

@@ -179,6 +179,30 @@ def test_compiled_and_pure_python_play_the_same_actions(installed):
     assert wheel == checkout
 
 
+MESSAGES = """
+import asyncio, json, tempfile
+from pathlib import Path
+from server.bench.moves import play
+out = {}
+for opponent in ("human", "normal"):
+    with tempfile.TemporaryDirectory() as folder:
+        out[opponent] = asyncio.run(play(Path(folder), 4, 80, 7, opponent, digest=True))
+print(json.dumps({o: [r["digest"], r["moves"], r["messages"]] for o, r in out.items()}))
+"""
+
+
+def test_compiled_and_pure_python_send_the_same_state_messages(installed, tmp_path):
+    """The same seeded games through the match service (between two people, and against Normal)
+    send every seat the same ``state`` messages, byte for byte but for the clock's fields,
+    whether the rules, the views' conversion and the messages' presentation run compiled (the
+    wheel) or as this checkout's Python."""
+    python, tmp = installed
+    wheel = json.loads(run(python, "-c", MESSAGES, cwd=tmp, env=clean_env()).stdout)
+    checkout = json.loads(run(sys.executable, "-c", MESSAGES, cwd=tmp_path).stdout)
+    assert wheel == checkout
+    assert all(moves > 100 and messages > 1 for _, moves, messages in wheel.values()), wheel
+
+
 @contextlib.contextmanager
 def server_process(python: Path, tmp: Path) -> Iterator[str]:
     port = free_port()

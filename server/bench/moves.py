@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import os
 import random
@@ -44,9 +45,12 @@ HERE = Path(__file__).resolve()
 
 
 async def play(
-    folder: Path, matches: int, moves: int, seed: int, opponent: str = "human"
-) -> dict[str, float]:
-    """One round in this process, with whichever ``server`` package it imports."""
+    folder: Path, matches: int, moves: int, seed: int, opponent: str = "human", digest: bool = False
+) -> dict[str, Any]:
+    """One round in this process, with whichever ``server`` package it imports. ``digest``: also
+    a SHA-256 of every ``state`` message each seat was sent, in order, less the fields that
+    read the clock (the same games give the same digest: tests/test_wheel.py compares the
+    compiled modules' messages with Python's)."""
     from server.service import MatchService
     from server.service.ids import SequentialIds
     from server.storage import create_engine, upgrade
@@ -60,6 +64,7 @@ async def play(
     # The same deals for every code (the seeds come from the ids): the same games.
     service = MatchService(store, bot_delay=0, ids=SequentialIds(f"-{seed}-"))
     sent = {"messages": 0, "bytes": 0}
+    seen: dict[tuple[str, int | None], Any] = {}
 
     class Seat:
         def __init__(self, seat: int | None) -> None:
@@ -72,7 +77,10 @@ async def play(
 
         def deliver(self, update: Any) -> None:
             sent["messages"] += 1
-            sent["bytes"] += len(state_message(update))
+            message = state_message(update)
+            sent["bytes"] += len(message)
+            if digest:
+                _digest(seen, update.meta.match_id, self.seat, message)
             hand = update.view.hand
             self.active = update.meta.status == "active"
             self.turn = (update.meta.version, hand.legal_actions) if hand.to_act == self.seat else None
@@ -134,12 +142,36 @@ async def play(
     await service.close()
     await engine.dispose()
     return {
+        **({"digest": _digests(seen)} if digest else {}),
         "moves": played,
         "cpu_us": 1e6 * cpu / max(played, 1),
         "per_s": played / wall,
         "messages": sent["messages"] / max(played, 1),
         "kb": sent["bytes"] / max(sent["messages"], 1) / 1024,
     }
+
+
+TIMED = ("claim_at", "claim_in_ms", "created_at", "updated_at", "finished_at", "at")
+"""Fields of a ``state`` message that read the clock (left out of the digest)."""
+
+
+def _digest(seen: dict[tuple[str, int | None], Any], match_id: str, seat: int | None, message: bytes) -> None:
+    def timeless(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: timeless(v) for k, v in value.items() if k not in TIMED}
+        if isinstance(value, list):
+            return [timeless(v) for v in value]
+        return value
+
+    text = json.dumps(timeless(json.loads(message)), sort_keys=True).encode()
+    seen.setdefault((match_id, seat), hashlib.sha256()).update(text)
+
+
+def _digests(seen: dict[tuple[str, int | None], Any]) -> str:
+    whole = hashlib.sha256()
+    for key in sorted(seen, key=str):
+        whole.update(f"{key}:{seen[key].hexdigest()};".encode())
+    return whole.hexdigest()
 
 
 def _child(argv: list[str]) -> None:

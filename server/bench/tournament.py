@@ -167,11 +167,11 @@ def play_match(args: tuple[str, str, str, str, int, int, dict[str, int]]) -> Mat
     a_name, b_name, rules, seed, first_starter, a_seat, hard_options = args
     names = {a_seat: a_name, 1 - a_seat: b_name}
     players: dict[int, Any] = {}
-    for seat, name in names.items():
+    for owner, name in names.items():
         if name == "simple":
-            players[seat] = OpenSpielSimple()
+            players[owner] = OpenSpielSimple()
         else:
-            players[seat] = make_player(name, f"{seed}:{seat}:{name}", hard_options)
+            players[owner] = make_player(name, f"{seed}:{owner}:{name}", hard_options)
     simple = [p for p in players.values() if isinstance(p, OpenSpielSimple)]
     match = new_match(RULES[rules], seed, first_starter)
     times: dict[int, list[float]] = {0: [], 1: []}
@@ -181,11 +181,12 @@ def play_match(args: tuple[str, str, str, str, int, int, dict[str, int]]) -> Mat
     while not match.is_over:
         if match.hand_number != hand_no:
             hand_no = match.hand_number
-            for seat, p in players.items():
+            for owner, p in players.items():
                 if isinstance(p, OpenSpielSimple):
-                    p.new_hand(match.hand, seat)
+                    p.new_hand(match.hand, owner)
         hand = match.hand
         seat = hand.to_act
+        assert seat is not None  # the match, so its hand, is not over
         p = players[seat]
         view = None if isinstance(p, OpenSpielSimple) else hand.view(seat)
         t, c = time.perf_counter(), time.thread_time()
@@ -234,15 +235,16 @@ def play_deal(args: tuple[str, str, str, str, int, dict[str, int]]) -> tuple[int
         hand = deal(RULES[rules], starter, seed)
         names = {a_seat: a_name, 1 - a_seat: b_name}
         players: dict[int, Any] = {}
-        for seat, name in names.items():
+        for owner, name in names.items():
             if name == "simple":
-                players[seat] = OpenSpielSimple()
-                players[seat].new_hand(hand, seat)
+                players[owner] = OpenSpielSimple()
+                players[owner].new_hand(hand, owner)
             else:
-                players[seat] = make_player(name, f"{seed}:{seat}:{name}", hard_options)
+                players[owner] = make_player(name, f"{seed}:{owner}:{name}", hard_options)
         simple = [p for p in players.values() if isinstance(p, OpenSpielSimple)]
         while not hand.is_over:
             seat = hand.to_act
+            assert seat is not None  # the hand is not over
             p = players[seat]
             view = None if isinstance(p, OpenSpielSimple) else hand.view(seat)
             t = time.perf_counter()

@@ -145,7 +145,8 @@ class HandState:
         self.multiplier = rules.hand_multiplier(first)
         self.phase = Phase.UPCARD
         self.is_over = False  # phase is OVER; a plain attribute since players read it every step
-        self.to_act = starter
+        self.to_act: int | None = starter
+        """The seat to act; None once the hand is over."""
         self.passes = 0
         self.stock_only = False
         self.taken = -1
@@ -198,7 +199,9 @@ class HandState:
 
     def _discard_options(self) -> dict[int, int]:
         if self._options is None:
-            self._options = discard_deadwoods(self.hands[self.to_act])
+            seat = self.to_act
+            assert seat is not None  # a discard is to come: the hand is not over
+            self._options = discard_deadwoods(self.hands[seat])
         return self._options
 
     def _knock_mask(self) -> int:
@@ -211,7 +214,9 @@ class HandState:
         """
         if self._knockable >= 0:
             return self._knockable
-        hand = self.hands[self.to_act]
+        seat = self.to_act
+        assert seat is not None  # a discard is to come: the hand is not over
+        hand = self.hands[seat]
         limit = self.knock_limit
         out = 0
         if self._options is not None:
@@ -237,7 +242,9 @@ class HandState:
         discards then knocks, each by card index (suit, then rank)."""
         phase = self.phase
         if phase is _DISCARD:
-            m = self.hands[self.to_act]
+            seat = self.to_act
+            assert seat is not None  # only an OVER hand has no seat to act
+            m = self.hands[seat]
             if self.taken >= 0:
                 m &= ~(1 << self.taken)
             k = self._knockable
@@ -282,7 +289,9 @@ class HandState:
             if not isinstance(action, Discard | Knock):
                 raise IllegalActionError("discard (or knock) a card")
             i = action.card.index
-            if not self.hands[self.to_act] >> i & 1:
+            seat = self.to_act
+            assert seat is not None  # only an OVER hand has no seat to act
+            if not self.hands[seat] >> i & 1:
                 raise IllegalActionError(f"{action.card} is not in your hand")
             if i == self.taken:
                 raise IllegalActionError(
@@ -305,8 +314,11 @@ class HandState:
         was (and :class:`InvalidActionError` for something that is not an action).
         """
         s = self.to_act
+        if s is None:  # the hand is over
+            self._check(action)
+            raise IllegalActionError("the hand is over")
         phase = self.phase
-        if seat is not None and seat != s and phase is not _OVER:
+        if seat is not None and seat != s:
             raise NotYourTurnError(f"it is seat {s}'s turn, not seat {seat}'s")
         kind = type(action)
         # Each branch checks exactly what _check would, before changing anything; anything
@@ -328,7 +340,7 @@ class HandState:
                 self.history += (_EV_KNOCK[s][card],)
                 self.phase = _OVER
                 self.is_over = True
-                self.to_act = None  # type: ignore[assignment]
+                self.to_act = None
                 self.result = settle_knock(
                     self.rules, s, (self.hands[0], self.hands[1]), self.knock_limit, self.multiplier
                 )
@@ -338,7 +350,7 @@ class HandState:
                 if len(self.stock) <= 2 or self.turns >= TURN_LIMIT:
                     self.phase = _OVER
                     self.is_over = True
-                    self.to_act = None  # type: ignore[assignment]
+                    self.to_act = None
                     self.result = dead_hand((self.hands[0], self.hands[1]))
                 else:
                     self.to_act = 1 - s

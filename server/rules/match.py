@@ -243,6 +243,7 @@ class MatchState:
             raise IllegalActionError("the match is over")
         acting = self.hand.to_act
         self.hand.apply(action, seat)
+        assert acting is not None  # apply raised for a hand that is over
         self.log[-1].actions.append(_logged(acting, action))
         if self.hand.is_over:
             self._finish_hand()
