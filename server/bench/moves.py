@@ -151,8 +151,9 @@ async def play(
     }
 
 
-TIMED = ("claim_at", "claim_in_ms", "created_at", "updated_at", "finished_at", "at")
-"""Fields of a ``state`` message that read the clock (left out of the digest)."""
+TIMED = ("claim_at", "claim_in_ms")
+"""The fields of these games' ``state`` messages that read the clock (left out of the digest;
+the games have no time control, so no clock fields)."""
 
 
 def _digest(seen: dict[tuple[str, int | None], Any], match_id: str, seat: int | None, message: bytes) -> None:

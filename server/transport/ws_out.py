@@ -69,9 +69,8 @@ class Outgoing:
 
     async def room(self) -> bool:
         """Wait, before reading the client's next message, until the answers already queued for
-        it are being read; False when it has not read them for ``SLOW_CONSUMER_SECONDS``."""
-        if len(self.outbox) < READ_PAUSE_AT:
-            return True
+        it (``READ_PAUSE_AT`` or more: the reader checks, so most messages enter no coroutine)
+        are being read; False when it has not read them for ``SLOW_CONSUMER_SECONDS``."""
         self._room = asyncio.get_running_loop().create_future()
         try:
             await asyncio.wait_for(self._room, SLOW_CONSUMER_SECONDS)
