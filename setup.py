@@ -32,17 +32,18 @@ DATA = {
 # Pure work on the engine's own values, never on a client's input. Compiled code checks its
 # annotations (TypeError), so these stay Python: a module parsing the wire (cards.py: a card code
 # that is not a string must be an InvalidCardError), one defining an enum whose docstring the
-# documents print (mypyc replaces it: views.py's Phase, settle.py's ResultKind). A frozen
-# dataclass defined here must pickle by its constructor (melds.py's Meld and Arrangement go to
-# the bot workers). Not listed yet, though they compile: the rules' state (hand.py, match.py: a
-# compiled class whose constructor takes arguments is neither copied nor unpickled slot by
-# slot, and HandLog goes to the analysis workers; a list of typed tuples stores a new tuple per
-# item, undoing the match log's shared pairs), and any module importing msgspec or aiohttp
-# (mypyc type-checks every import, in a build environment holding only the build requirements).
-# tests/test_wheel.py checks each is an extension module in the wheel, that compiled and Python
+# documents print (mypyc replaces it: views.py's Phase, settle.py's ResultKind). A class
+# defined here whose constructor takes arguments must pickle and copy by its constructor
+# (``__reduce__``: melds.py's Meld and Arrangement go to the bot workers, match.py's HandLog to
+# the analysis workers); a shared tuple kept in a typed list is held as Any (compiled, a typed
+# tuple is unpacked and packed anew: match.py's _LOGGED). Not listed yet, though they compile:
+# modules importing msgspec or aiohttp (mypyc type-checks every import, in a build environment
+# holding only the build requirements). tests/test_wheel.py checks each is an extension module in the wheel, that compiled and Python
 # choose alike, and that the service sends the same state messages either way.
 COMPILED = (
     "server/rules/melds.py",
+    "server/rules/hand.py",
+    "server/rules/match.py",
     "server/bots/sim.py",
     "server/bots/handstrength.py",
     "server/bots/knowledge.py",

@@ -12,6 +12,8 @@ from importlib.machinery import EXTENSION_SUFFIXES
 
 MODULES = (
     "server.rules.melds",
+    "server.rules.hand",
+    "server.rules.match",
     "server.bots.sim",
     "server.bots.handstrength",
     "server.bots.knowledge",

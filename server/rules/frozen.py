@@ -30,6 +30,10 @@ def fast_constructor(cls: type[T]) -> Callable[..., T]:
     >>> make(1), make(x=2, y=3) == Point(2, 3)
     (Point(x=1, y=0), True)
     """
+    if "__mypyc_attrs__" in cls.__dict__:
+        # Compiled by mypyc (a wheel, setup.py): a native class, whose own constructor sets its
+        # fields directly (no object.__setattr__ to go around).
+        return cls
     options = cls.__dict__.get("__dataclass_params__")
     if options is None or not options.frozen or "__slots__" not in cls.__dict__:
         raise TypeError(f"{cls.__name__} is not a frozen, slotted dataclass")

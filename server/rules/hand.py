@@ -455,11 +455,12 @@ class HandState:
 def new_hand(
     rules: Rules,
     starter: int,
-    hands: tuple[Iterable[Card | str] | str, Iterable[Card | str] | str],
+    hands: Sequence[Iterable[Card | str] | str],
     upcard: Card | str,
     stock: Iterable[Card | str] | str,
 ) -> HandState:
-    """A hand from explicit cards: each seat's ten cards, the upcard and the stock (top first).
+    """A hand from explicit cards: each seat's ten cards (a pair: a tuple, or a list read from a
+    record), the upcard and the stock (top first).
 
     >>> from server.rules import RULES
     >>> h = new_hand(RULES["house"], starter=0,

@@ -40,6 +40,11 @@ class SeatTotal:
     def total(self) -> int:
         return self.points + self.box_bonus + self.game_bonus
 
+    def __reduce__(self) -> tuple[type[SeatTotal], tuple[int, int, int]]:
+        # By its constructor (as melds.Meld): compiled (a wheel, setup.py), a frozen dataclass
+        # is neither unpickled nor copied field by field.
+        return (SeatTotal, (self.points, self.box_bonus, self.game_bonus))
+
 
 @dataclass(frozen=True, slots=True)
 class MatchOutcome:
@@ -50,6 +55,9 @@ class MatchOutcome:
     winner: int
     reason: str  # "target" | "resign" | "timeout" | "abandoned"
     totals: tuple[SeatTotal, SeatTotal]
+
+    def __reduce__(self) -> tuple[type[MatchOutcome], tuple[Any, ...]]:
+        return (MatchOutcome, (self.winner, self.reason, self.totals))  # as SeatTotal's
 
 
 FORFEITS = ("resign", "timeout", "abandoned")
@@ -116,6 +124,13 @@ class HandLog:
 
     __hash__ = None  # type: ignore[assignment]  # mutable (its actions grow), as before
 
+    def __reduce__(self) -> tuple[type[HandLog], tuple[Any, ...]]:
+        # By its constructor, as SeatTotal's (compiled, a class whose constructor takes
+        # arguments is neither copied nor unpickled slot by slot): analyses send logs to their
+        # workers.
+        fields = (self.number, self.starter, self.seed, self.hands, self.upcard, self.stock)
+        return (HandLog, (*fields, self.actions, self.commitment))
+
     def __repr__(self) -> str:
         return (
             f"HandLog(number={self.number!r}, starter={self.starter!r}, seed={self.seed!r}, "
@@ -139,6 +154,10 @@ class MatchView:
     deal_commitment: str | None = None
     """The commitment to the hand in play's seed (``None``: a legacy deal)."""
 
+    def __reduce__(self) -> tuple[type[MatchView], tuple[Any, ...]]:
+        fields = (self.rules, self.seat, self.hand_number, self.scores, self.hands_won, self.hand)
+        return (MatchView, (*fields, self.results, self.outcome, self.deal_commitment))  # as SeatTotal's
+
     @property
     def last_result(self) -> HandResult | None:
         return self.results[-1] if self.results else None
@@ -147,12 +166,14 @@ class MatchView:
 _new_match_view = cast("type[MatchView]", fast_constructor(MatchView))
 """``MatchView(...)``, faster (see :mod:`.frozen`), checked by mypy as the constructor."""
 
-_LOGGED: dict[Action, tuple[tuple[int, Action], tuple[int, Action]]] = {}
+_LOGGED: dict[Action, tuple[Any, Any]] = {}
 """Per action (at most the 108 there are), its entry in a hand's log for each seat, built once:
-a live match's log then holds a reference per action, not a tuple of its own (56 bytes)."""
+a live match's log then holds a reference per action, not a tuple of its own (56 bytes). Each
+entry is a ``tuple[int, Action]``, held as ``Any`` so that compiled code (a wheel) passes the
+shared tuple along rather than unpacking it and packing a new one."""
 
 
-def _logged(seat: int, action: Action) -> tuple[int, Action]:
+def _logged(seat: int, action: Action) -> Any:
     pairs = _LOGGED.get(action)
     if pairs is None:
         pairs = _LOGGED[action] = ((0, action), (1, action))
