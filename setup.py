@@ -36,14 +36,17 @@ DATA = {
 # defined here whose constructor takes arguments must pickle and copy by its constructor
 # (``__reduce__``: melds.py's Meld and Arrangement go to the bot workers, match.py's HandLog to
 # the analysis workers); a shared tuple kept in a typed list is held as Any (compiled, a typed
-# tuple is unpacked and packed anew: match.py's _LOGGED). Not listed yet, though they compile:
-# modules importing msgspec or aiohttp (mypyc type-checks every import, in a build environment
-# holding only the build requirements). tests/test_wheel.py checks each is an extension module in the wheel, that compiled and Python
+# tuple is unpacked and packed anew: match.py's _LOGGED). mypyc type-checks every module a
+# listed one imports, in a build environment holding only the build requirements: convert.py
+# needs msgspec there (pyproject.toml's ``[build-system]``); the transport's modules, which
+# import the service (prometheus_client, argon2, webauthn, glicko2), are not listed.
+# tests/test_wheel.py checks each is an extension module in the wheel, that compiled and Python
 # choose alike, and that the service sends the same state messages either way.
 COMPILED = (
     "server/rules/melds.py",
     "server/rules/hand.py",
     "server/rules/match.py",
+    "server/wire/convert.py",
     "server/bots/sim.py",
     "server/bots/handstrength.py",
     "server/bots/knowledge.py",

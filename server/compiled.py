@@ -14,6 +14,7 @@ MODULES = (
     "server.rules.melds",
     "server.rules.hand",
     "server.rules.match",
+    "server.wire.convert",
     "server.bots.sim",
     "server.bots.handstrength",
     "server.bots.knowledge",
