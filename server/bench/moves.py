@@ -324,7 +324,8 @@ def main(argv: list[str] | None = None) -> int:
         dest="variants",
         action="append",
         default=[],
-        help="name:root=DIR[,KEY=VALUE...]: another checkout (and environment), run beside this one",
+        help="name:root=DIR[,KEY=VALUE...]: another checkout (and environment), run beside this one; "
+        "compiled=1: a copy of it compiled as a wheel is",
     )
     p.add_argument(
         "--instructions",

@@ -52,7 +52,8 @@ def _parser() -> argparse.ArgumentParser:
         dest="variants",
         action="append",
         default=[],
-        help="scale mode: name:KEY=VALUE,... (root=DIR: another checkout); each level runs each in turn",
+        help="scale mode: name:KEY=VALUE,... (root=DIR: another checkout; compiled=1: compiled as a "
+        "wheel is); each level runs each in turn",
     )
     p.add_argument("--rounds", type=int, default=1, help="scale mode: rounds of every level and variant")
     p.add_argument("--warmup", type=float, help="scale mode: seconds of play before the window")

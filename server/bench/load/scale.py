@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from server.bench.compiled_copy import compiled_copy
 from server.bench.load.figures import percentile
 from server.bench.load.measure import cpu_seconds, loop_thread_seconds, rss_bytes
 from server.bench.load.servers import DEFAULT_POSTGRES_ADMIN, ROOT, Server, scrape_metrics, started_servers
@@ -45,7 +46,9 @@ class Variant:
 
     @staticmethod
     def parse(spec: str) -> Variant:
-        """``name:KEY=VALUE,KEY=VALUE`` (``root=DIR``: the checkout to run the server from).
+        """``name:KEY=VALUE,KEY=VALUE`` (``root=DIR``: the checkout to run the server from;
+        ``compiled=1``: a copy of that checkout with its hot paths compiled as a wheel's are,
+        built now if not cached: :mod:`server.bench.compiled_copy`).
 
         >>> Variant.parse("old:root=/tmp/base,GINRUMMY_UVLOOP=0")
         Variant(name='old', env={'GINRUMMY_UVLOOP': '0'}, root=PosixPath('/tmp/base'))
@@ -53,12 +56,17 @@ class Variant:
         name, _, rest = spec.partition(":")
         env: dict[str, str] = {}
         root = ROOT
+        compiled = False
         for item in filter(None, rest.split(",")):
             key, _, value = item.partition("=")
             if key == "root":
                 root = Path(value)
+            elif key == "compiled":
+                compiled = value.lower() in ("1", "yes", "true")
             else:
                 env[key] = value
+        if compiled:
+            root = compiled_copy(root)
         return Variant(name or "default", env, root)
 
 

@@ -23,7 +23,9 @@ For each: ``--matches`` live matches set up, a paced phase (players pause unifor
 saturated phase (no pause: moves/s, CPU per move). CPU is the server process's CPU time (with
 its children) over the moves; memory per match is its RSS growth from idle to the end of the
 paced phase over the matches. ``--variant name:KEY=VALUE,...`` (repeatable; ``root=DIR`` runs the
-server from another checkout, any other key is an environment variable of the server) runs each
+server from another checkout, ``compiled=1`` from a copy of it compiled as a wheel is (what the
+Docker image runs; :mod:`server.bench.compiled_copy`), any other key is an environment variable
+of the server) runs each
 of our targets once more per variant in every round, as ``ours-hvh@name``: a change and what it
 replaces, measured interleaved in one run. The load generator offers permessage-deflate as browsers do
 (``--no-deflate``: it does not). Loopback only, bounded in count and time. Nothing here is a
@@ -69,7 +71,8 @@ def _parser() -> argparse.ArgumentParser:
         dest="variants",
         action="append",
         default=[],
-        help="name:KEY=VALUE,... (root=DIR: another checkout); our targets run once more per variant",
+        help="name:KEY=VALUE,... (root=DIR: another checkout; compiled=1: compiled as a wheel is); "
+        "our targets run once more per variant",
     )
     p.add_argument(
         "--no-deflate", action="store_true", help="the load generator offers no permessage-deflate"
