@@ -12,12 +12,15 @@ holds the lock (a REST write through the engine, another process), its ``BEGIN I
 at once and the batch goes to the writer thread, which waits for the lock as before. So the loop
 is held only for the writing of a few rows (tens of microseconds), never for a wait.
 
-Only at a light load, though: once the changes committed in the last second reach
-``INLINE_BELOW_RATE``, every batch goes to the writer thread. Under saturation the loop's
-thread is the bottleneck and SQLite's own work (which lets go of the GIL) runs beside it on the
-writer thread, while the changes arriving meanwhile make the next batch larger; written inline,
-batches stayed small and the saturated throughput fell (the peer benchmark, one run, quiet
-machine: 2,192 against 2,708 moves/s with every batch on the thread, at the same CPU per move).
+Only while the loop's thread has time to spare, though: once it was busy for ``BUSY_BELOW`` of
+the last second or more (its CPU time over the wall time, read once a second), every batch goes
+to the writer thread. Near saturation the loop's thread is the bottleneck and SQLite's own work
+(which lets go of the GIL) runs beside it on the writer thread, while the changes arriving
+meanwhile make the next batch larger; written inline, batches stayed small and the saturated
+throughput fell (the peer benchmark, one run, quiet machine: 2,192 against 2,708 moves/s with
+every batch on the thread, at the same CPU per move). Not the rate of changes, which an earlier
+rule used (inline below 200 a second): a thousand matches at a human pace make 500 a second
+with the loop three quarters idle, and there the thread's hop cost a sixth of the CPU per move.
 
 That connection never checkpoints the write-ahead log itself (a checkpoint copies pages into the
 database file and syncs it, milliseconds the loop must not spend): after ``CHECKPOINT_EVERY``
@@ -40,9 +43,10 @@ from .engine import sqlite_on_connect
 
 INLINE_MAX = 4
 """The largest batch written on the loop's thread by default (``GINRUMMY_SQLITE_INLINE``)."""
-INLINE_BELOW_RATE = 200
-"""Changes a second (over the last whole second) from which every batch goes to the writer
-thread. A human pace at 100 matches is about 50; a saturated server 2,000 or more."""
+BUSY_BELOW = 0.5
+"""The share of the last second the loop's thread spent working from which every batch goes to
+the writer thread. A thousand matches at a human pace keep it about a quarter busy; a saturated
+server, four fifths or more."""
 CHECKPOINT_EVERY = 64
 """Batches written on the loop's thread before one goes to the writer thread (to checkpoint)."""
 
@@ -60,6 +64,7 @@ class SqliteWriter:
         inline_max: int = INLINE_MAX,
         monotonic: Callable[[], float] = time.monotonic,
         lock: asyncio.Lock | None = None,
+        thread_time: Callable[[], float] = time.thread_time,
     ) -> None:
         self.path = path
         self.lock = lock
@@ -76,10 +81,13 @@ class SqliteWriter:
         self._thread: ThreadPoolExecutor | None = None
         self._since_thread = 0
         self._monotonic = monotonic
+        self._thread_time = thread_time
+        """The CPU time of the calling thread (the loop's: :meth:`write` is only called there)."""
         self._second = monotonic()
-        self._this_second = 0
-        self.last_second = 0
-        """Changes written in the last whole second (light load: below ``INLINE_BELOW_RATE``)."""
+        self._worked = thread_time()
+        self.busy = 0.0
+        """The share of the last whole second (or more, after a quiet spell) the loop's thread
+        spent working; small batches are written inline below ``BUSY_BELOW``."""
         self.inline_batches = 0
         self.thread_batches = 0
 
@@ -88,12 +96,12 @@ class SqliteWriter:
         committed transaction; which held."""
         now = self._monotonic()
         if now - self._second >= 1.0:
-            self.last_second = self._this_second if now - self._second < 2.0 else 0
-            self._second, self._this_second = now, 0
-        self._this_second += len(rows)
+            worked = self._thread_time()
+            self.busy = max(0.0, worked - self._worked) / (now - self._second)
+            self._second, self._worked = now, worked
         if (
             0 < len(rows) <= self.inline_max
-            and self.last_second < INLINE_BELOW_RATE
+            and self.busy < BUSY_BELOW
             and self._since_thread < CHECKPOINT_EVERY
             and not (self.lock is not None and self.lock.locked())  # else wait in turn, below
         ):

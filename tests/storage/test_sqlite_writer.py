@@ -14,7 +14,7 @@ import pytest
 
 from server.storage import create_engine, upgrade
 from server.storage.group_commit import GroupCommitStore
-from server.storage.sqlite_writer import CHECKPOINT_EVERY, INLINE_BELOW_RATE
+from server.storage.sqlite_writer import BUSY_BELOW, CHECKPOINT_EVERY
 from tests.scale.test_group_commit import matches, step
 
 
@@ -143,24 +143,31 @@ async def test_when_the_loops_connection_cannot_open_the_batch_goes_to_the_write
     assert stored_version(path, m.match_id) == 1
 
 
-async def test_at_a_high_rate_of_changes_every_batch_goes_to_the_writer_thread(sqlite_store):
+async def test_while_the_loops_thread_is_busy_every_batch_goes_to_the_writer_thread(sqlite_store):
     store, path = sqlite_store
-    ms = await matches(store, 3)
+    ms = await matches(store, 4)
     writer = store.sqlite
     assert writer is not None
-    clock = [100.0]
+    clock, worked = [100.0], [10.0]  # the wall clock, and the loop thread's CPU time
     writer._monotonic = lambda: clock[0]
-    writer._second = clock[0]
-    # A busy second: the writer counts INLINE_BELOW_RATE changes (written inline, being small).
-    writer._this_second = INLINE_BELOW_RATE - 1
+    writer._thread_time = lambda: worked[0]
+    writer._second, writer._worked = clock[0], worked[0]
+    # Within the first second: small batches inline, however much the thread works meanwhile.
+    worked[0] += 0.9
     assert await store.commit(step(ms[0], 1))
     assert (writer.inline_batches, writer.thread_batches) == (1, 0)
-    clock[0] += 1.0  # the next second: the last one was busy, so to the writer thread
+    clock[0] += 1.0  # the next second: the last one kept the loop busy 0.9 of the time
     assert await store.commit(step(ms[1], 1))
-    assert writer.last_second == INLINE_BELOW_RATE
+    assert writer.busy == pytest.approx(0.9) and writer.busy >= BUSY_BELOW
     assert (writer.inline_batches, writer.thread_batches) == (1, 1)
-    clock[0] += 2.5  # a quiet spell: small batches on the loop's thread again
+    clock[0] += 1.0  # a second at a human pace: a fifth of it working
+    worked[0] += 0.2
     assert await store.commit(step(ms[2], 1))
-    assert writer.last_second == 0
+    assert writer.busy == pytest.approx(0.2)
     assert (writer.inline_batches, writer.thread_batches) == (2, 1)
+    clock[0] += 4.0  # a quiet spell after work: the share is over the whole spell
+    worked[0] += 2.4
+    assert await store.commit(step(ms[3], 1))
+    assert writer.busy == pytest.approx(0.6)
+    assert (writer.inline_batches, writer.thread_batches) == (2, 2)
     assert all(stored_version(path, m.match_id) == 1 for m in ms)
