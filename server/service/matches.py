@@ -106,8 +106,8 @@ class MatchService:
     ) -> None:
         self.store = store
         self.broadcaster: Broadcaster = broadcaster or InProcessBroadcaster()
-        self.metrics = metrics or Metrics()
         self.clock: Clock = clock or SystemClock()
+        self.metrics = metrics or Metrics(self.clock)
         self.ids: Ids = ids or SecretIds()
         self.players = Players(store, self.clock, self.ids, self.metrics)
         self.accounts = Accounts(store, self.clock, self.ids, self.players, self.broadcaster)
