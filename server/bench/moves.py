@@ -295,7 +295,7 @@ def format_rows(
         lines.append(
             f"| {name} | {cpu:.1f} us | {min(r['cpu_us'] for r in rows):.1f} us "
             f"| {cpu / statistics.median(f['cpu_us'] for f in first):.3f}x "
-            f"| {statistics.median(paired):.3f}x ({min(paired):.2f}-{max(paired):.2f}) "
+            f"| {statistics.median(paired):.3f}x ({min(paired):.3f}-{max(paired):.3f}) "
             f"| {statistics.median(r['per_s'] for r in rows):,.0f} | {statistics.median(r['moves'] for r in rows):,.0f} "
             f"| {statistics.median(r['messages'] for r in rows):.2f} | {statistics.median(r['kb'] for r in rows):.2f} KB |"
         )

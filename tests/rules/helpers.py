@@ -195,7 +195,9 @@ def greedy_action(h: HandState, rng: random.Random) -> Action:
 def snapshot(h: HandState) -> tuple:
     """Every field of a hand state (not its private caches), and every view of it, for
     before/after comparisons."""
-    fields = tuple((name, repr(getattr(h, name))) for name in HandState.__slots__ if not name.startswith("_"))
+    # Its __slots__ in Python; compiled by mypyc (a wheel), the native class lists them apart.
+    names = vars(HandState).get("__slots__") or vars(HandState)["__mypyc_attrs__"]
+    fields = tuple((name, repr(getattr(h, name))) for name in names if not name.startswith("_"))
     return fields, h.view(0), h.view(1), h.view(None)
 
 

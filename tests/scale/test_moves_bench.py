@@ -29,7 +29,7 @@ def test_the_moves_benchmark_plays_the_same_games_for_every_code(capsys):
     # The same seeded games, whichever code plays them: the same messages.
     assert rows[0][10] == rows[1][10]
     # The first code against itself, of the medians and round by round.
-    assert rows[0][3:7] == ("1.000", "1.000", "1.00", "1.00")
+    assert rows[0][3:7] == ("1.000", "1.000", "1.000", "1.000")
 
 
 def test_a_variant_that_cannot_run_says_why(tmp_path):
