@@ -188,7 +188,7 @@ class Writer:
         await self.write(live, meta, stored, hands, on_commit)
         if client_id is not None:  # committed: a repeat of the id is answered with this version
             live.answers[seat].add(client_id, meta.version, action)
-        self.metrics.labelled(self.metrics.actions, action.kind, by).inc()
+        self.metrics.actions.labels(action.kind, by).inc()
         # Per action: debug (at info these lines cost 5-8% of the CPU per move), and their
         # fields not even gathered unless it is on.
         if not log.isEnabledFor(logging.DEBUG):

@@ -159,20 +159,20 @@ class Connection(Outgoing, Beats):
         try:
             message = decode_client_message(data)
         except ServiceError as e:
-            self.metrics.labelled(self.metrics.ws_messages, "invalid").inc()
+            self.metrics.ws_messages.labels("invalid").inc()
             self.error(e, message_id(data))
             return self._tolerable()
         try:
             match message:
                 case Hello():
-                    self.metrics.labelled(self.metrics.ws_messages, "hello").inc()
+                    self.metrics.ws_messages.labels("hello").inc()
                     return await self._hello(message)
                 case Act():
-                    self.metrics.labelled(self.metrics.ws_messages, "act").inc()
+                    self.metrics.ws_messages.labels("act").inc()
                     await self._act(message)
                     return self._tolerable()
                 case Ping():
-                    self.metrics.labelled(self.metrics.ws_messages, "ping").inc()
+                    self.metrics.ws_messages.labels("ping").inc()
                     self.send(_PONG)
                     self.errors_in_a_row = 0
                     return True
