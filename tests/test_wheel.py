@@ -193,9 +193,9 @@ print(json.dumps({o: [r["digest"], r["moves"], r["messages"]] for o, r in out.it
 
 def test_compiled_and_pure_python_send_the_same_state_messages(installed, tmp_path):
     """The same seeded games through the match service (between two people, and against Normal)
-    send every seat the same ``state`` messages, byte for byte but for the clock's fields,
-    whether the rules, the views' conversion and the messages' presentation run compiled (the
-    wheel) or as this checkout's Python."""
+    send every seat the same ``state`` messages (their JSON, less the clock's fields), whether
+    the rules and the views' conversion run compiled (the wheel) or as this checkout's
+    Python."""
     python, tmp = installed
     wheel = json.loads(run(python, "-c", MESSAGES, cwd=tmp, env=clean_env()).stdout)
     checkout = json.loads(run(sys.executable, "-c", MESSAGES, cwd=tmp_path).stdout)
