@@ -134,8 +134,8 @@ async def _settle_gc(app: web.Application) -> None:
     permanent generation, and set the collector's thresholds (``gc_thresholds``). A full
     collection walks every tracked object; with a thousand live matches and their sockets each
     one took about 200 ms, the worst pause a player saw. Frozen start-up objects are never
-    walked again. While serving, what survives the collector's young collections is frozen
-    too, at most once per ``gc_freeze_seconds``, so full collections stay small; a young
+    walked again. While serving, what survives each of the collector's collections is frozen
+    too, at most once per ``gc_freeze_seconds``, so the older generations stay small; a young
     collection's length is then set by the first two thresholds (see the setting), once per
     ``gc_thaw_seconds`` the frozen objects are thawed and collected in full (any cycle a freeze
     caught alive), and every pause is timed (:mod:`server.transport.gcwatch`)."""

@@ -34,6 +34,23 @@ def test_every_collection_is_timed_and_a_slow_one_is_counted():
     assert count("ginrummy_gc_slow_pauses_cpu_total") == slow_cpu_before + 1
 
 
+def test_the_garbage_a_collection_frees_is_counted_by_generation():
+    registry = CollectorRegistry()
+    watch = GcWatch(registry).install()
+    try:
+        gc.collect()  # whatever the test run left, before the cycles counted below
+        before = registry.get_sample_value("ginrummy_gc_collected_total", {"generation": "2"}) or 0
+        for _ in range(10):
+            pair: list[object] = []
+            pair.append([pair])  # two lists that refer to each other: only the collector frees them
+        del pair
+        gc.collect()
+    finally:
+        watch.remove()
+    after = registry.get_sample_value("ginrummy_gc_collected_total", {"generation": "2"})
+    assert after is not None and after - before >= 20
+
+
 def test_the_scale_benchmark_counts_slow_pauses_by_generation_from_the_metrics():
     from prometheus_client import generate_latest
 
@@ -52,36 +69,31 @@ def test_the_scale_benchmark_counts_slow_pauses_by_generation_from_the_metrics()
     assert _slow_by_generation(before, after) == {"0": 0, "1": 1, "2": 2}
 
 
-async def test_the_survivors_of_a_young_collection_are_frozen_on_the_loop_and_never_when_off():
-    import asyncio
-
+def test_the_survivors_of_every_collection_are_frozen_at_once_and_never_when_off():
     class Match:
         pass
 
-    loop = asyncio.get_running_loop()
     gc.unfreeze()
     try:
-        off = GcWatch(CollectorRegistry(), freeze_every=0).install(loop)
+        off = GcWatch(CollectorRegistry(), freeze_every=0).install()
         kept = [[i] for i in range(1000)]  # long-lived objects (lists are tracked)
         one = Match()
         alive = weakref.ref(one)
-        gc.collect(1)
-        await asyncio.sleep(0.01)
+        gc.collect(0)
         off.remove()
         assert gc.get_freeze_count() == 0
 
         registry = CollectorRegistry()
-        on = GcWatch(registry, freeze_every=3600).install(loop)
+        on = GcWatch(registry, freeze_every=3600).install()
         try:
-            gc.collect(0)  # only the youngest: nothing frozen
-            await asyncio.sleep(0.01)
-            assert gc.get_freeze_count() == 0
-            gc.collect(1)
-            await asyncio.sleep(0.01)  # frozen on the loop, after the collection
-            frozen = gc.get_freeze_count()
-            assert frozen >= len(kept)
-            gc.collect(1)  # within freeze_every of the last one: not again
-            await asyncio.sleep(0.01)
+            garbage = Match()
+            garbage.me = garbage  # a cycle nothing else holds: the collection frees it
+            dead = weakref.ref(garbage)
+            del garbage
+            gc.collect(0)  # even the youngest generation's: frozen in its own callback
+            assert dead() is None
+            assert gc.get_freeze_count() >= len(kept)
+            gc.collect(0)  # within freeze_every of the last one: not again
             assert registry.get_sample_value("ginrummy_gc_freezes_total") == 1
         finally:
             on.remove()
@@ -93,15 +105,35 @@ async def test_the_survivors_of_a_young_collection_are_frozen_on_the_loop_and_ne
         gc.unfreeze()
 
 
+async def test_a_thaw_that_is_due_runs_on_the_loop_after_the_collection():
+    import asyncio
+
+    now = [0.0]
+    registry = CollectorRegistry()
+    watch = GcWatch(registry, freeze_every=1, thaw_every=600, clock=lambda: now[0])
+    watch.install(asyncio.get_running_loop())
+    gc.unfreeze()
+    try:
+        now[0] = 600.0
+        gc.collect(0)  # a full collection cannot run inside the collector: nothing yet
+        assert registry.get_sample_value("ginrummy_gc_thaws_total") == 0
+        await asyncio.sleep(0)
+        assert registry.get_sample_value("ginrummy_gc_thaws_total") == 1
+        assert registry.get_sample_value("ginrummy_gc_freezes_total") == 1
+    finally:
+        watch.remove()
+        gc.unfreeze()
+
+
 def test_a_collection_after_the_loop_closed_raises_nothing():
     import asyncio
 
     loop = asyncio.new_event_loop()
-    watch = GcWatch(CollectorRegistry(), freeze_every=0.001).install(loop)
+    watch = GcWatch(CollectorRegistry(), freeze_every=0.001, thaw_every=1e-9).install(loop)
     loop.close()
     try:
         watch("start", {"generation": 1})
-        watch("stop", {"generation": 1})  # would schedule a freeze on the closed loop
+        watch("stop", {"generation": 1})  # would schedule a thaw on the closed loop
     finally:
         watch.remove()
     assert watch._loop is None
