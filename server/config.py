@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from server.service.ladder import REFERENCES
+from server.storage.batch_sql import MAX_BATCH
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA_DIR = Path("data")
@@ -295,8 +296,8 @@ class Settings:
         unknown = [r for r in self.ladder_references if r not in REFERENCES]
         if unknown or not self.ladder_references:
             raise ValueError(f"ladder references must be some of {', '.join(REFERENCES)} (not {unknown})")
-        if not 0 <= self.sqlite_inline <= 200:
-            raise ValueError("GINRUMMY_SQLITE_INLINE is 0 (off) to 200 (the largest batch) changes")
+        if not 0 <= self.sqlite_inline <= MAX_BATCH:
+            raise ValueError(f"GINRUMMY_SQLITE_INLINE is 0 (off) to {MAX_BATCH} (the largest batch) changes")
         if not 0 <= self.malloc_arenas <= 64:
             raise ValueError("GINRUMMY_MALLOC_ARENAS is 0 (glibc's default) to 64 arenas")
         if self.bot_workers < 0:

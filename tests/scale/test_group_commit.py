@@ -378,5 +378,5 @@ def test_batches_of_every_size_share_a_few_statement_lengths():
         assert [r for c in chunks for r in c] == rows
         assert len(chunks) <= 1 + max(0, n.bit_length() - EXACT_ROWS.bit_length() + 1)
         lengths |= {len(c) for c in chunks}
-    assert lengths == set(range(1, EXACT_ROWS + 1)) | {32, 64, 128}
+    assert lengths == set(range(1, EXACT_ROWS + 1)) | {1 << k for k in range(5, MAX_BATCH.bit_length())}
     assert 5 * len(lengths) + 2 <= MAX_STATEMENTS  # five statements, BEGIN and COMMIT

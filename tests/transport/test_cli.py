@@ -9,6 +9,7 @@ import pytest
 
 from server.__main__ import main
 from server.config import DEFAULT_DATABASE_URL, Settings
+from server.storage.batch_sql import MAX_BATCH
 
 
 def test_options_win_over_the_environment_which_wins_over_defaults():
@@ -41,7 +42,6 @@ def test_the_malloc_arena_cap_comes_from_the_environment():
 
 
 def test_the_sqlite_batches_written_on_the_loops_thread_come_from_the_environment():
-    from server.storage.batch_sql import MAX_BATCH
     from server.storage.sqlite_writer import INLINE_MAX
 
     assert Settings.from_env({}).sqlite_inline == INLINE_MAX
@@ -120,7 +120,7 @@ def test_a_cpu_quota_is_read_from_either_cgroup_version(tmp_path, files, quota):
         {"GINRUMMY_GC_THRESHOLDS": "0,10,10"},
         {"GINRUMMY_GC_THRESHOLDS": "many,10,10"},
         {"GINRUMMY_SQLITE_INLINE": "-1"},
-        {"GINRUMMY_SQLITE_INLINE": "201"},
+        {"GINRUMMY_SQLITE_INLINE": str(MAX_BATCH + 1)},
         {"GINRUMMY_SQLITE_INLINE": "some"},
         {"GINRUMMY_MALLOC_ARENAS": "-1"},
         {"GINRUMMY_MALLOC_ARENAS": "65"},
