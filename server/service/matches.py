@@ -29,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from server.bots import make_bot
@@ -327,7 +327,7 @@ class MatchService:
     async def decline_rematch(self, player: PlayerRecord, match_id: str) -> MatchMeta:
         return await self.rematches.decline(player, match_id)
 
-    async def act(
+    def act(
         self,
         live: LiveMatch,
         seat: int,
@@ -335,11 +335,13 @@ class MatchService:
         version: int,
         action: Any,
         on_commit: Callable[[int], None] | None = None,
-    ) -> tuple[int, bool]:
-        """Apply ``action`` (a wire dict) for ``seat``; returns (version, whether it was a
+    ) -> Coroutine[Any, Any, tuple[int, bool]]:
+        """Apply ``action`` (a wire dict) for ``seat``; awaited, (version, whether it was a
         repeated id answered from before). ``on_commit(version)`` runs after the commit and
-        before anyone is told of the new state (the transport sends its ack there)."""
-        return await self.commands.act(live, seat, client_id, version, action, on_commit)
+        before anyone is told of the new state (the transport sends its ack there). Hands over
+        :meth:`Commands.act`'s coroutine itself: a coroutine of its own here would be one more
+        object a move in flight holds for the collector to walk, and one more frame to run."""
+        return self.commands.act(live, seat, client_id, version, action, on_commit)
 
     # --- live connections (WebSocket) ---------------------------------------------------------
 

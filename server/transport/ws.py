@@ -20,6 +20,7 @@ import logging
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -256,12 +257,9 @@ class Connection(Outgoing, Beats):
             self.error(Unauthorized("watchers cannot act"), act.id)
             return
         live, msg_id = self.live, act.id
-        received = time.perf_counter()
-
-        def ack(version: int) -> None:
-            self.send(AckMessage(msg_id, version))
-            self.metrics.action_seconds.observe(time.perf_counter() - received)
-
+        # A partial of a bound method, not a closure (a function and three cells): two objects fewer
+        # for each action in flight, which the collector walks while it waits for its commit.
+        ack = partial(self._acked, msg_id, time.perf_counter())
         try:
             version, repeated = await self.service.act(
                 live, self.seat, msg_id, act.version, to_rules_action(act.action), ack
@@ -277,6 +275,11 @@ class Connection(Outgoing, Beats):
         if repeated:
             ack(version)
         self.errors_in_a_row = 0
+
+    def _acked(self, msg_id: str, received: float, version: int) -> None:
+        """An action committed (``received``: when its message came, ``perf_counter``)."""
+        self.send(AckMessage(msg_id, version))
+        self.metrics.action_seconds.observe(time.perf_counter() - received)
 
     async def unbind(self) -> None:
         live, self.live = self.live, None
