@@ -171,20 +171,19 @@ class GcWatch:
         if pause > self._max:
             self._max = pause
             self.longest.set(pause)
-        if self.freeze_every > 0 and not self._freeze_pending:
+        if self.freeze_every > 0 and not self._freeze_pending and not self._thawing:
             now = self._clock()
             if now - self._last_freeze < self.freeze_every:
                 return
-            if self.thaw_every > 0 and now - self._last_thaw >= self.thaw_every:
+            if self.thaw_every > 0 and self._loop is not None and now - self._last_thaw >= self.thaw_every:
                 # The thaw's full collection cannot run from inside the collector (it would be
                 # refused as a nested one): on the loop, next.
-                if self._loop is not None:
+                try:
+                    self._loop.call_soon_threadsafe(self.freeze)
                     self._freeze_pending = True
-                    try:
-                        self._loop.call_soon_threadsafe(self.freeze)
-                    except RuntimeError:  # the loop is closed (shutting down): no more thawing
-                        self._loop = None
-                return
+                    return
+                except RuntimeError:  # the loop is closed (shutting down): no more thawing
+                    self._loop = None
             # Here, in the collector's own callback: its lists are whole again, and a freeze only
             # moves them onto the permanent one (whichever thread collected, it holds the GIL).
             self._last_freeze = now
@@ -201,7 +200,7 @@ class GcWatch:
             gc.unfreeze()
             self._thawing = True
             try:
-                gc.collect()  # its callback schedules no freeze: one was just counted as made
+                gc.collect()  # its callback freezes nothing (thawing): the freeze follows
             finally:
                 self._thawing = False
             self.thaws.inc()

@@ -129,14 +129,18 @@ def test_a_collection_after_the_loop_closed_raises_nothing():
     import asyncio
 
     loop = asyncio.new_event_loop()
-    watch = GcWatch(CollectorRegistry(), freeze_every=0.001, thaw_every=1e-9).install(loop)
+    registry = CollectorRegistry()
+    watch = GcWatch(registry, freeze_every=0.001, thaw_every=1e-9).install(loop)
     loop.close()
     try:
         watch("start", {"generation": 1})
         watch("stop", {"generation": 1})  # would schedule a thaw on the closed loop
     finally:
         watch.remove()
+        gc.unfreeze()
     assert watch._loop is None
+    # No thaw without a loop, but the freezing goes on.
+    assert registry.get_sample_value("ginrummy_gc_freezes_total") == 1
 
 
 def test_a_cycle_frozen_while_alive_is_freed_by_the_next_thaw_and_kept_without_one():
