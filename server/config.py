@@ -16,9 +16,9 @@ reverse proxies whose ``X-Forwarded-For``/``-Proto``/``-Host`` are believed; def
 ``GINRUMMY_WS_COMPRESS`` (``1`` to accept WebSocket compression; default off),
 ``GINRUMMY_UVLOOP`` (``0`` to keep asyncio's event loop when uvloop is installed),
 ``GINRUMMY_GC_FREEZE_SECONDS`` (at most how often a collection's survivors are frozen out of
-the collector's way; default 0.001, after every collection in effect; 0: never), ``GINRUMMY_GC_THAW_SECONDS`` (how often the
-frozen objects are thawed and collected in full, freeing any cycle frozen alive; default 86400, a
-day; 0: never),
+the collector's way; default 0.001, after every collection in effect; 0: never),
+``GINRUMMY_GC_THAW_SECONDS`` (how often the frozen objects are thawed and collected in full,
+freeing any cycle frozen alive; default 86400, a day; 0: never),
 ``GINRUMMY_GC_THRESHOLDS`` (the collector's three
 thresholds; default ``1000,1,1000``; ``/`` may stand for the commas), ``GINRUMMY_SQLITE_INLINE``
 (the largest batch of changes a SQLite file's group commit writes on the event loop's thread

@@ -22,7 +22,7 @@ MAX_BATCH = 1000
 flight, and at 200 (the cap before) each batch waited behind four others: on SQLite every one
 paid a dozen waits for the interpreter's lock (taken back after each of SQLite's steps, up to
 the 5 ms switch interval while the loop is busy), so the writer, not the loop, set the pace. At
-1,000 the writer takes what waits, 370-400 changes a batch: 5-6% more moves a second at 5% less
+1,000 the writer takes what waits, 330-400 changes a batch: 5-6% more moves a second at 5% less
 CPU a move (docs/benchmarks.md, stop 41)."""
 EXACT_ROWS = 16
 """Statements of up to this many rows are written for their exact count; longer runs of rows are

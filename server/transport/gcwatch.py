@@ -10,8 +10,8 @@ That adds no collection of its own: the older generations stay nearly empty, and
 collections. Freezing only after the collections of generation 1 or 2 (as before), a saturated
 server's generation-1 collections, one after every other young one, walked the survivors of
 the last (a thousand moves in flight: their tasks and coroutines), 1.3-1.5 ms each: 6% of its
-CPU; freezing after every collection, 1,000 matches saturated spent 5% of the time in the
-collector instead of 9-10%, 0.194 instead of 0.207 ms of CPU a move (docs/benchmarks.md).
+CPU; freezing after every collection, 1,000 matches saturated spent 5.5% of the time in the
+collector instead of 9.5%, 0.207 instead of 0.216 ms of CPU a move (docs/benchmarks.md).
 Frozen objects are still freed by reference counting when a match ends; only a reference cycle
 among them is never collected. The hot path makes none (``tests/scale/test_garbage.py``), but
 aiohttp leaves every closed WebSocket in cycles (its request handler, request, response,
