@@ -23,6 +23,8 @@ const { io } = require('socket.io-client');
 const config = JSON.parse(process.argv[2]);
 const PER_ADDRESS = 25; // players per loopback address (ours allows 30 new identities a minute each)
 const GAME = 'gin-lite';
+const FIRST_STATE_MS = 20000; // a seat's first state after it connects, at the most
+const REQUEST_MS = 20000; // a REST answer, at the most
 
 let phase = null; // {name, think, started, moves, latencies, errors}
 let setupErrors = 0;
@@ -59,9 +61,19 @@ function request(method, url, body, headers, local) {
       },
     );
     req.on('error', reject);
+    req.setTimeout(REQUEST_MS, () => req.destroy(new Error(`${method} ${url}: no answer in ${REQUEST_MS / 1000} s`)));
     if (data) req.write(data);
     req.end();
   });
+}
+
+function within(promise, ms, what) {
+  // A setup step that never ends fails its match (counted) instead of holding the run.
+  let timer;
+  const late = new Promise((resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} in ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 function pause() {
@@ -154,7 +166,7 @@ class OursSeat {
       this.ws.once('close', () => this.firstState && reject(new Error('socket closed before its first state')));
     });
     this.ws.send(JSON.stringify({ type: 'hello', match: matchId, token: this.token }));
-    return first;
+    return within(first, FIRST_STATE_MS, 'no first state');
   }
 
   received(msg) {
@@ -247,7 +259,7 @@ class BgioSeat {
     this.firstState = null;
   }
 
-  async connect() {
+  async join() {
     const joined = await request(
       'POST',
       `${config.url}/games/${GAME}/${this.matchID}/join`,
@@ -256,6 +268,9 @@ class BgioSeat {
       localAddress(this.index),
     );
     this.credentials = joined.playerCredentials;
+  }
+
+  async connect() {
     this.socket = io(`${config.url}/${GAME}`, {
       transports: ['websocket'],
       localAddress: localAddress(this.index),
@@ -275,7 +290,7 @@ class BgioSeat {
     this.socket.on('sync', (matchID, info) => this.state(info.state));
     this.socket.on('update', (matchID, state) => this.state(state));
     this.socket.on('connect', () => this.socket.emit('sync', this.matchID, this.playerID, this.credentials, 2));
-    await first;
+    await within(first, FIRST_STATE_MS, 'no first state');
   }
 
   state(state) {
@@ -320,6 +335,12 @@ class BgioMatch {
   async setup() {
     const created = await request('POST', `${config.url}/games/${GAME}/create`, { numPlayers: 2 }, {}, localAddress(2 * this.index));
     this.seats = [new BgioSeat(2 * this.index, created.matchID, '0'), new BgioSeat(2 * this.index + 1, created.matchID, '1')];
+    // Both seats join before either connects, as players take their seats in a lobby before
+    // the table opens. A join racing a connection loses its credentials under FlatFile: the
+    // server's connection handler rewrites the match's metadata from a copy read before the
+    // join (boardgame.io 0.50, Master.onConnectionChange), and the seat's sync then goes
+    // unanswered for good.
+    for (const seat of this.seats) await seat.join();
     for (const seat of this.seats) await seat.connect();
   }
 
