@@ -310,10 +310,13 @@ class Commands:
         version: int,
         action: Any,
         on_commit: Callable[[int], None] | None = None,
+        *,
+        shield: bool = True,
     ) -> tuple[int, bool]:
         """Apply ``action`` (a wire dict) for ``seat``; returns (version, whether it was a
         repeated id answered from before). ``on_commit(version)`` runs after the commit and
-        before anyone is told of the new state (the transport sends its ack there)."""
+        before anyone is told of the new state (the transport sends its ack there). ``shield``:
+        see :meth:`Writer.exclusive`."""
         if client_id is not None and client_id.startswith("server:"):
             self.metrics.action_errors.labels("bad_request").inc()
             raise BadRequest("action ids starting 'server:' are the server's own")
@@ -327,7 +330,7 @@ class Commands:
         # then holds one object for the collector to walk where the closures held a dozen.
         body = partial(self._act, seat, client_id, version, parsed, on_commit)
         try:
-            return await self.writer.exclusive(live, body)
+            return await self.writer.exclusive(live, body, shield=shield)
         except ServiceError as e:
             self.metrics.labelled(self.metrics.action_errors, e.code).inc()
             raise

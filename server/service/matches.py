@@ -335,13 +335,17 @@ class MatchService:
         version: int,
         action: Any,
         on_commit: Callable[[int], None] | None = None,
+        *,
+        shield: bool = True,
     ) -> Coroutine[Any, Any, tuple[int, bool]]:
         """Apply ``action`` (a wire dict) for ``seat``; awaited, (version, whether it was a
         repeated id answered from before). ``on_commit(version)`` runs after the commit and
-        before anyone is told of the new state (the transport sends its ack there). Hands over
-        :meth:`Commands.act`'s coroutine itself: a coroutine of its own here would be one more
-        object a move in flight holds for the collector to walk, and one more frame to run."""
-        return self.commands.act(live, seat, client_id, version, action, on_commit)
+        before anyone is told of the new state (the transport sends its ack there). ``shield``
+        False: the write runs in the caller's own task, for a caller nothing cancels while it
+        waits (:meth:`Writer.exclusive`). Hands over :meth:`Commands.act`'s coroutine itself: a
+        coroutine of its own here would be one more object a move in flight holds for the
+        collector to walk, and one more frame to run."""
+        return self.commands.act(live, seat, client_id, version, action, on_commit, shield=shield)
 
     # --- live connections (WebSocket) ---------------------------------------------------------
 

@@ -261,8 +261,9 @@ class Connection(Outgoing, Beats):
         # for each action in flight, which the collector walks while it waits for its commit.
         ack = partial(self._acked, msg_id, time.perf_counter())
         try:
+            # In this handler's own task: aiohttp cancels no handler when its client goes.
             version, repeated = await self.service.act(
-                live, self.seat, msg_id, act.version, to_rules_action(act.action), ack
+                live, self.seat, msg_id, act.version, to_rules_action(act.action), ack, shield=False
             )
         except StaleVersion as e:
             self.error(e, msg_id)

@@ -12,6 +12,7 @@ import pytest
 from server.service import MatchService
 from server.service.errors import BadRequest, IdReused, IllegalAction, NotYourTurn, StaleVersion, Unavailable
 from server.storage import SqlStore
+from server.storage.group_commit import GroupCommitStore
 from server.transport.present import state_message
 
 from .helpers import Recorder, SlowStore, human_match
@@ -88,6 +89,62 @@ async def test_a_write_whose_caller_went_away_still_tells_everyone_else(engine):
     await service.writer.drain()
     assert live.meta.version == version + 1 and len(watcher.messages) == seen + 1
     assert watcher.messages[-1]["version"] == version + 1
+    await service.close()
+
+
+async def test_a_write_without_a_shield_runs_in_its_callers_task_and_drain_waits_for_it(engine):
+    # As a socket's handler acts: no task of the writer's own, and shutdown still waits for it.
+    service = MatchService(SlowStore(engine), bot_delay=0)
+    live, *_ = await human_match(service)
+    watcher = Recorder(None)
+    await service.subscribe(live, watcher)
+    seen, version = len(watcher.messages), live.meta.version
+    acting = asyncio.create_task(
+        service.act(live, live.state.to_act, "x", version, {"kind": "pass"}, shield=False)
+    )
+    await asyncio.sleep(0.05)  # applied in memory, its commit under way
+    assert not service.writer._writes and not acting.done()
+    await service.writer.drain()
+    assert acting.done() and acting.result() == (version + 1, False)
+    assert len(watcher.messages) == seen + 1 and watcher.messages[-1]["version"] == version + 1
+    await service.close()
+
+
+class SlowBatches(GroupCommitStore):
+    """The group commit with batches that take a while (its writer is a task of its own)."""
+
+    async def _commit_batch(self, changes):
+        await asyncio.sleep(0.1)
+        return await super()._commit_batch(changes)
+
+
+@pytest.mark.parametrize("group_commit", [False, True], ids=["direct", "group-commit"])
+async def test_a_write_without_a_shield_cancelled_leaves_the_match_as_the_store_has_it(engine, group_commit):
+    # Cancelled in its commit (a handler cancelled past the shutdown timeout): the change lands or
+    # not as the store decides (a group commit's batch goes on; a direct commit never started),
+    # the match is rebuilt from the store, and the next action at the stored version goes through.
+    store = SlowBatches(engine) if group_commit else SlowStore(engine)
+    service = MatchService(store, bot_delay=0)
+    live, *_ = await human_match(service)
+    seat, version = live.state.to_act, live.meta.version
+    acting = asyncio.create_task(service.act(live, seat, "x", version, {"kind": "pass"}, shield=False))
+    await asyncio.sleep(0.05)  # applied in memory, its commit under way
+    assert not acting.done()
+    acting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await acting
+    await service.writer.drain()
+    await asyncio.sleep(0.2)  # a batch in flight lands
+    stored = await SqlStore(engine).load_meta(live.match_id)
+    assert stored is not None and stored.version == (version + 1 if group_commit else version)
+    async with live.lock:  # as the seats' next hellos do
+        await service.writer.catch_up(live)
+    assert live.meta.version == stored.version
+    seat, version = live.state.to_act, stored.version
+    kind = live.state.legal_actions(seat)[0].to_wire()
+    assert await service.act(live, seat, "y", version, kind) == (version + 1, False)
+    _, actions = await SqlStore(engine).load_match(live.match_id)
+    assert [a.client_id for a in actions] == (["x", "y"] if group_commit else ["y"])
     await service.close()
 
 
