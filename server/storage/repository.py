@@ -82,8 +82,12 @@ class SqlStore(AccountsSql, RatingsSql, SeeksSql, LadderSql):
     # --- matches ------------------------------------------------------------------------------
 
     async def create_match(self, meta: MatchMeta) -> None:
-        async with self.sessions.begin() as s:
-            s.add(Match(id=meta.match_id, **row_values(meta), **_fixed_values(meta)))
+        # A Core insert, not an ORM object in a session: a new match (every finished one is
+        # followed by another) cost a session's setup and teardown besides its one statement.
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                _INSERT_MATCH, {"id": meta.match_id, **row_values(meta), **_fixed_values(meta)}
+            )
 
     async def load_meta(self, match_id: str) -> MatchMeta | None:
         async with self.engine.connect() as conn:
@@ -212,9 +216,9 @@ class SqlStore(AccountsSql, RatingsSql, SeeksSql, LadderSql):
             return result.rowcount == 1
 
     async def count_matches(self, player_id: str, status: str) -> int:
-        where = and_(or_(Match.seat0_id == player_id, Match.seat1_id == player_id), Match.status == status)
-        async with self.sessions() as s:
-            return int((await s.execute(select(func.count()).select_from(Match).where(where))).scalar_one())
+        async with self.engine.connect() as conn:  # (every new match and every join asks)
+            result = await conn.execute(_COUNT_QUERY, {"player_id": player_id, "status": status})
+            return int(result.scalar_one())
 
     async def finished_hands(self, match_id: str) -> list[FinishedHand]:
         async with self.sessions() as s:
@@ -353,6 +357,15 @@ _PLAYER_QUERY = (
     select(Player.id, Player.name, SESSIONS.c.token_hash, Player.created_at)
     .join(SESSIONS, SESSIONS.c.player_id == Player.id)
     .where(SESSIONS.c.token_hash == bindparam("token_hash"))
+)
+_INSERT_MATCH = insert(MATCHES)
+_COUNT_QUERY = (
+    select(func.count())
+    .select_from(MATCHES)
+    .where(
+        or_(MATCHES.c.seat0_id == bindparam("player_id"), MATCHES.c.seat1_id == bindparam("player_id")),
+        MATCHES.c.status == bindparam("status"),
+    )
 )
 # Built once: built per call, ``in_(a_list)`` leaves its bound parameters in reference cycles
 # (every hello asks), which a freeze of the collector could catch alive.
