@@ -11,7 +11,7 @@ import random
 from server.service import FakeClock, MatchService, SequentialIds
 from server.storage import MemoryStore, SqlStore
 
-from .helpers import play_until_the_computer_moved
+from .helpers import Recorder, SlowStore, play_until_the_computer_moved
 
 
 async def test_a_match_against_the_computer_is_played_by_the_service_to_its_end(engine):
@@ -128,6 +128,39 @@ async def test_the_computers_turn_ends_with_its_last_move_not_after_another_paus
         await clock.settle()
         assert live.bot_task is None and clock.sleepers == 0
     await service.close()
+
+
+async def test_at_close_a_computer_move_being_written_commits_and_tells_the_person(engine):
+    # Close cancels the computer's turn, but a move it is writing still commits and reaches the
+    # person (the write is shielded from its turn's cancellation), and no further move follows.
+    service = MatchService(SlowStore(engine), bot_delay=0)
+    ada, _ = await service.create_player("Ada")
+    created = await service.create_match(ada, difficulty="easy")
+    live = await service.cache.get(created.meta.match_id)
+    person = Recorder(0)
+    await service.subscribe(live, person)
+    while live.state.to_act == 0:
+        await service.act(live, 0, None, live.meta.version, live.state.legal_actions(0)[0].to_wire())
+    version = live.meta.version
+    await asyncio.sleep(0.05)  # the computer's move is applied and its commit under way
+    assert live.bot_task is not None and live.meta.version == version
+    await service.close()
+    _, actions = await SqlStore(engine).load_match(live.match_id)
+    assert live.meta.version == version + 1 and actions[-1].seat == 1 and len(actions) == version + 1
+    assert person.messages[-1]["version"] == version + 1
+    assert live.bot_task is None
+
+
+async def test_at_close_a_computer_turn_pausing_before_its_move_is_called_off():
+    clock = FakeClock()
+    service, live = await paused_match(clock)
+    while live.state.to_act == 0:
+        await service.act(live, 0, None, live.meta.version, live.state.legal_actions(0)[0].to_wire())
+    await clock.settle()
+    version = live.meta.version
+    assert live.bot_task is not None and clock.sleepers == 1
+    await asyncio.wait_for(service.close(), 5)  # the fake clock never reaches the pause's end
+    assert live.meta.version == version and live.bot_task is None
 
 
 async def test_the_computer_still_moves_after_losing_several_version_races_in_a_row(engine):
