@@ -46,6 +46,10 @@ def test_the_benchmark_prints_figures_and_plays_moves_on_both_servers(
         row = next(line for line in out.splitlines() if line.startswith(f"| {title} |"))
         assert "| 0 |" in row, row  # no errors on any target
     assert re.search(r"ours-hvh vs bgio-memory, CPU per move, paced: \d+\.\d\dx", out), out
+    header = next(line for line in out.splitlines() if line.startswith("| Target |")).split("|")
+    bgio = next(line for line in out.splitlines() if line.startswith(f"| {TARGETS['bgio-memory'].title} |"))
+    at = [c.strip() for c in header].index("new matches saturated")
+    assert bgio.split("|")[at].strip() == "0", bgio  # its game never ends: it starts no match
     assert re.search(
         r"ours-hvc vs bgio-memory, CPU per human action / per move, saturated: \d+\.\d\dx", out
     ), out

@@ -18,6 +18,7 @@ COLUMNS = (
     ("db_cpu_ms_per_move_paced", "Postgres CPU ms/move paced", "{:.3f}"),
     ("db_cpu_ms_per_move_saturated", "Postgres CPU ms/move saturated", "{:.3f}"),
     ("kb_per_match", "KB/match", "{:.0f}"),
+    ("new_matches_saturated", "new matches saturated", "{:,.0f}"),
     ("loadgen_cores", "load generator cores", "{:.2f}"),
 )
 

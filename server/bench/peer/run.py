@@ -110,6 +110,10 @@ class Figures:
     """REST calls of the setup answered ``503 unavailable`` and sent again."""
     paced_moves: int = 0
     saturated_moves: int = 0
+    new_matches_saturated: int = 0
+    """Matches the load generator started in the saturated phase, each after one ended (ours
+    only: boardgame.io's benchmark game never ends); each a REST create and join and two hellos
+    the server spends CPU on that no move counts."""
     moves_per_s_saturated: float | None = None
     p50_ms: float | None = None
     p99_ms: float | None = None
@@ -308,6 +312,7 @@ def _drive(node_dir: Path, target: Target, options: Options, urls: list[str], pi
         gen.close()
     figures.paced_moves = int(paced["moves"])
     figures.saturated_moves = int(saturated["moves"])
+    figures.new_matches_saturated = int(saturated.get("new_matches", 0))
     figures.p50_ms = paced["p50_ms"]
     figures.p99_ms = paced["p99_ms"]
     if figures.saturated_moves:

@@ -26,7 +26,7 @@ const GAME = 'gin-lite';
 const FIRST_STATE_MS = 20000; // a seat's first state after it connects, at the most
 const REQUEST_MS = 20000; // a REST answer, at the most
 
-let phase = null; // {name, think, started, moves, latencies, errors}
+let phase = null; // {name, think, started, moves, newMatches, latencies, errors}
 let setupErrors = 0;
 let unavailable = 0; // REST calls answered 503 unavailable, and tried again
 let stopping = false;
@@ -236,6 +236,7 @@ class OursMatch {
   next() {
     if (this.starting || stopping) return;
     this.starting = true;
+    if (phase) phase.newMatches += 1; // boardgame.io's benchmark game never ends: it starts none
     this.start()
       .catch(() => error('new_match'))
       .finally(() => (this.starting = false));
@@ -392,6 +393,7 @@ async function main() {
       name: phase.name,
       seconds,
       moves: phase.moves,
+      new_matches: phase.newMatches,
       p50_ms: quantile(sorted, 0.5),
       p99_ms: quantile(sorted, 0.99),
       errors: phase.errors,
@@ -402,7 +404,7 @@ async function main() {
     const name = line.trim();
     finish();
     if (name === 'stop') break;
-    phase = { name, think: name === 'saturated' ? 0 : config.think, started: performance.now(), moves: 0, latencies: [], errors: {} };
+    phase = { name, think: name === 'saturated' ? 0 : config.think, started: performance.now(), moves: 0, newMatches: 0, latencies: [], errors: {} };
   }
   stopping = true;
   for (const m of matches) m.close();
