@@ -167,7 +167,8 @@ class Writer:
         """Wait for every write in flight to finish."""
         await asyncio.gather(*self._writes, return_exceptions=True)
         while self._unshielded:
-            self._unshielded_done = asyncio.Event()
+            if self._unshielded_done is None or self._unshielded_done.is_set():
+                self._unshielded_done = asyncio.Event()  # one for every drain waiting
             await self._unshielded_done.wait()
 
     async def catch_up(self, live: LiveMatch) -> None:

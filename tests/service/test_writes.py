@@ -65,7 +65,7 @@ async def test_a_write_in_flight_commits_even_when_its_caller_is_cancelled_at_sh
     version = live.meta.version
     caller = asyncio.create_task(service.act(live, live.state.to_act, "x", version, {"kind": "pass"}))
     await asyncio.sleep(0.05)
-    caller.cancel()  # the socket handler goes away, as on shutdown
+    caller.cancel()  # a shielded caller (a REST handler, say) goes away, as on shutdown
     await service.close()
     _, actions = await SqlStore(engine).load_match(live.match_id)
     assert [a.client_id for a in actions] == ["x"]
@@ -104,7 +104,7 @@ async def test_a_write_without_a_shield_runs_in_its_callers_task_and_drain_waits
     )
     await asyncio.sleep(0.05)  # applied in memory, its commit under way
     assert not service.writer._writes and not acting.done()
-    await service.writer.drain()
+    await asyncio.wait_for(asyncio.gather(service.writer.drain(), service.writer.drain()), 5)  # both end
     assert acting.done() and acting.result() == (version + 1, False)
     assert len(watcher.messages) == seen + 1 and watcher.messages[-1]["version"] == version + 1
     await service.close()
