@@ -94,14 +94,25 @@ async def paused_match(clock: FakeClock):
     return service, await service.cache.get(created.meta.match_id)
 
 
-async def test_the_computer_pauses_before_each_of_its_moves():
-    clock = FakeClock()
-    service, live = await paused_match(clock)
+async def persons_turn(service: MatchService, live) -> None:
+    """Seat 0 plays its first legal actions until it is the computer's turn."""
     while live.state.to_act == 0:
         await service.act(live, 0, None, live.meta.version, live.state.legal_actions(0)[0].to_wire())
+
+
+async def computer_pausing(clock: FakeClock):
+    """A paused match (:func:`paused_match`) after the person's turn: the computer pausing."""
+    service, live = await paused_match(clock)
+    await persons_turn(service, live)
     await clock.settle()
-    version = live.meta.version
     assert live.bot_task is not None and clock.sleepers == 1
+    return service, live
+
+
+async def test_the_computer_pauses_before_each_of_its_moves():
+    clock = FakeClock()
+    service, live = await computer_pausing(clock)
+    version = live.meta.version
     await clock.advance(0.59)
     assert live.meta.version == version  # still thinking
     await clock.advance(0.01)
@@ -139,8 +150,7 @@ async def test_at_close_a_computer_move_being_written_commits_and_tells_the_pers
     live = await service.cache.get(created.meta.match_id)
     person = Recorder(0)
     await service.subscribe(live, person)
-    while live.state.to_act == 0:
-        await service.act(live, 0, None, live.meta.version, live.state.legal_actions(0)[0].to_wire())
+    await persons_turn(service, live)
     version = live.meta.version
     await asyncio.sleep(0.05)  # the computer's move is applied and its commit under way
     assert live.bot_task is not None and live.meta.version == version
@@ -153,12 +163,8 @@ async def test_at_close_a_computer_move_being_written_commits_and_tells_the_pers
 
 async def test_at_close_a_computer_turn_pausing_before_its_move_is_called_off():
     clock = FakeClock()
-    service, live = await paused_match(clock)
-    while live.state.to_act == 0:
-        await service.act(live, 0, None, live.meta.version, live.state.legal_actions(0)[0].to_wire())
-    await clock.settle()
+    service, live = await computer_pausing(clock)
     version = live.meta.version
-    assert live.bot_task is not None and clock.sleepers == 1
     await asyncio.wait_for(service.close(), 5)  # the fake clock never reaches the pause's end
     assert live.meta.version == version and live.bot_task is None
 
