@@ -27,6 +27,11 @@ def node_dir() -> Path:
         pytest.skip(f"the peer benchmark's Node side cannot be installed: {e}")
 
 
+def _row(out: str, first: str) -> str:
+    """The printed table's line whose first cell is ``first``."""
+    return next(line for line in out.splitlines() if line.startswith(f"| {first} |"))
+
+
 def test_the_benchmark_prints_figures_and_plays_moves_on_both_servers(
     node_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -43,11 +48,11 @@ def test_the_benchmark_prints_figures_and_plays_moves_on_both_servers(
         else:
             assert int(m[1]) > 0 and int(m[2]) > 0, out
     for title in (TARGETS[name].title for name in DEFAULT_TARGETS):
-        row = next(line for line in out.splitlines() if line.startswith(f"| {title} |"))
+        row = _row(out, title)
         assert "| 0 |" in row, row  # no errors on any target
     assert re.search(r"ours-hvh vs bgio-memory, CPU per move, paced: \d+\.\d\dx", out), out
-    header = next(line for line in out.splitlines() if line.startswith("| Target |")).split("|")
-    bgio = next(line for line in out.splitlines() if line.startswith(f"| {TARGETS['bgio-memory'].title} |"))
+    header = _row(out, "Target").split("|")
+    bgio = _row(out, TARGETS["bgio-memory"].title)
     at = [c.strip() for c in header].index("new matches saturated")
     assert bgio.split("|")[at].strip() == "0", bgio  # its game never ends: it starts no match
     assert re.search(
@@ -67,7 +72,7 @@ def test_every_flatfile_match_is_set_up_when_many_set_up_at_once(
     assert peer.main(argv) == 0
     out = capsys.readouterr().out
     assert re.search(r"^round 1 bgio-flatfile: \d+ paced .* 0 setup errors", out, re.M), out
-    row = next(line for line in out.splitlines() if line.startswith(f"| {TARGETS['bgio-flatfile'].title} |"))
+    row = _row(out, TARGETS["bgio-flatfile"].title)
     assert row.split("|")[-2].strip() == "0", row
 
 
@@ -84,7 +89,7 @@ def test_two_replicas_on_postgres_play_every_match_across_both(
         m = re.search(rf"^round 1 {name}: (\d+) paced and (\d+) saturated moves", out, re.M)
         # A match whose moves did not cross (notices lost) stops after one move or two.
         assert m and int(m[1]) > 0 and int(m[2]) > 30, out
-        row = next(line for line in out.splitlines() if line.startswith(f"| {TARGETS[name].title} |"))
+        row = _row(out, TARGETS[name].title)
         cells = [c.strip() for c in row.split("|")]
         assert cells[-2] == "0", row  # no errors
         assert re.fullmatch(r"\d+\.\d{3}", cells[8]), row  # Postgres CPU per move, saturated
