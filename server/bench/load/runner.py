@@ -108,6 +108,24 @@ async def run(opts: Options) -> dict[str, Any]:
     return report
 
 
+async def set_up_and_play(
+    players: list[Player], at_once: int = 50
+) -> tuple[list[BaseException | None], list[asyncio.Future[None]]]:
+    """Set up every player, ``at_once`` at a time, each playing from the moment its own setup
+    is done; each setup's result (None or its error) and the players' play tasks.
+
+    Playing at once, each player reads its socket (and answers the server's pings) from then
+    on: left unread until every setup was done (over 30 s at a few thousand matches), the first
+    were dropped by the server's heartbeat. Their moves meanwhile count in the "setup" phase."""
+    tasks: list[asyncio.Future[None]] = []
+
+    async def set_up(p: Player) -> None:
+        await p.setup()
+        tasks.append(asyncio.ensure_future(p.play()))
+
+    return await gather_limited([set_up(p) for p in players], at_once, return_exceptions=True), tasks
+
+
 async def _play_phases(
     opts: Options, servers: list[Server], pids: list[int], report: dict[str, Any]
 ) -> dict[str, Any]:
@@ -130,14 +148,13 @@ async def _play_phases(
         for p in players:
             p.deflate = opts.deflate
         started = time.perf_counter()
-        results = await gather_limited([p.setup() for p in players], 50, return_exceptions=True)
+        results, tasks = await set_up_and_play(players)
         failed = [r for r in results if isinstance(r, BaseException)]
         out["setup_seconds"] = round(time.perf_counter() - started, 2)
         out["setup_failures"] = len(failed)
         if failed:
             out["setup_failure_example"] = repr(failed[0])
         players = [p for p, r in zip(players, results) if not isinstance(r, BaseException)]
-        tasks = [asyncio.ensure_future(p.play()) for p in players]
 
         cpu_start = [cpu_seconds(p) for p in pids], cpu_seconds()
         control.stats = paced = PhaseStats("paced")
