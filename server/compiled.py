@@ -15,6 +15,8 @@ MODULES = (
     "server.rules.hand",
     "server.rules.match",
     "server.wire.convert",
+    "server.transport.present",
+    "server.storage.batch_sql",
     "server.bots.sim",
     "server.bots.handstrength",
     "server.bots.knowledge",
