@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.bench.load.scale import ScaleOptions, Variant, format_scale, run_scale
+from server.bench.load.scale import ScaleOptions, Variant, _options, format_scale, run_scale, scale_verdict
 
 pytestmark = pytest.mark.slow
 
@@ -65,3 +65,26 @@ async def test_the_scale_mode_runs_on_postgres_with_two_replicas(postgres_admin:
     text = format_scale(report)
     print(text)
     assert "on postgres, 2 server process(es)" in text
+
+
+def _row(matches: int, cpu_ms: float) -> dict:
+    return {
+        "variant": "v",
+        "matches": matches,
+        "server_cpu_ms_per_action": cpu_ms,
+        "ack_p99_ms": 12.0,
+        "gc_slow_pauses": 0,
+        "gc_slow_pauses_cpu": 0,
+        "kb_per_live_match": 35.0,
+    }
+
+
+def test_the_cpu_ratio_compares_the_largest_level_with_the_smallest_and_one_level_gives_none():
+    opts = ScaleOptions(levels=[100, 10000], variants=[Variant("v")])
+    two = scale_verdict([_row(100, 0.40), _row(10000, 0.48)], opts)["v"]
+    assert two["levels"] == "100 -> 10000" and two["cpu_ratio"] == pytest.approx(1.2)
+    assert two["cpu_ratio_met"] is False
+    one = scale_verdict([_row(10000, 0.48)], opts)["v"]
+    assert one["cpu_ratio"] is None and one["cpu_ratio_met"] is None  # not 1.00x "met"
+    text = format_scale({"options": _options(opts), "table": [], "verdict": {"v": one}})
+    assert "no ratio (one level: run --scale 100,10000 for it)" in text and "1.00x" not in text

@@ -334,11 +334,12 @@ def scale_verdict(table: list[dict[str, Any]], opts: ScaleOptions) -> dict[str, 
         rows = sorted((r for r in table if r["variant"] == variant.name), key=lambda r: r["matches"])
         low, high = rows[0], rows[-1]
         a, b = low["server_cpu_ms_per_action"], high["server_cpu_ms_per_action"]
-        ratio = b / a if a and b else None
+        # One level has nothing to compare with: no ratio (not 1.00x "met").
+        ratio = b / a if a and b and low["matches"] < high["matches"] else None
         out[variant.name] = {
             "levels": f"{low['matches']} -> {high['matches']}",
             "cpu_ratio": ratio,
-            "cpu_ratio_met": ratio is not None and ratio <= TARGETS["cpu_ratio"],
+            "cpu_ratio_met": None if ratio is None else ratio <= TARGETS["cpu_ratio"],
             "ack_p99_ms": high["ack_p99_ms"],
             "ack_p99_met": high["ack_p99_ms"] is not None and high["ack_p99_ms"] <= TARGETS["p99_ack_ms"],
             "gc_slow_pauses": high["gc_slow_pauses"],
@@ -386,11 +387,17 @@ def format_scale(report: dict[str, Any]) -> str:
     ]
     lines += [format_run(r) for r in report["table"]]
     lines.append("targets (at the largest level; CPU per action against the smallest):")
+    mark = {True: "met", False: "MISSED"}
     for name, v in report["verdict"].items():
-        mark = {True: "met", False: "MISSED"}
+        low, _, high = v["levels"].partition(" -> ")
+        if low == high:
+            cpu = f"CPU {v['levels']}: no ratio (one level: run --scale 100,{high} for it)"
+        elif v["cpu_ratio"] is None:
+            cpu = f"CPU {v['levels']}: no ratio (no CPU figure)"
+        else:
+            cpu = f"CPU {v['levels']}: {_f(v['cpu_ratio'], 2)}x (<= {TARGETS['cpu_ratio']}) {mark[v['cpu_ratio_met']]}"
         lines.append(
-            f"  {name}: CPU {v['levels']}: {_f(v['cpu_ratio'], 2)}x (<= {TARGETS['cpu_ratio']}) "
-            f"{mark[v['cpu_ratio_met']]}; ack p99 {_f(v['ack_p99_ms'])} ms (<= {TARGETS['p99_ack_ms']:.0f}) "
+            f"  {name}: {cpu}; ack p99 {_f(v['ack_p99_ms'])} ms (<= {TARGETS['p99_ack_ms']:.0f}) "
             f"{mark[v['ack_p99_met']]}; GC pauses > 20 ms {v['gc_slow_pauses']:g} (0) {mark[v['gc_met']]} "
             f"({_f(v['gc_slow_pauses_cpu'], 0)} by CPU time); "
             f"{_f(v['kb_per_live_match'])} KB per live match (<= {TARGETS['kb_per_match']:.0f}) {mark[v['kb_met']]}"
