@@ -6,7 +6,7 @@ mypyc extension modules; an editable checkout runs them as Python. To measure wh
 runs, a benchmark's variant with ``compiled=1`` runs the server from a copy of its checkout (this
 one unless ``root=DIR``) whose modules were built in place (``GINRUMMY_COMPILE=1 python setup.py
 build_ext --inplace``: the same sources, the same compiler options). The copy is kept in a
-cache folder named by a digest of the files copied, so it is built once per content (about 20
+cache folder named by a digest of the files copied, so it is built once per content (about 45
 seconds here) and a change to any file gives a new one. Needs mypy (the ``test`` extra) and a C
 compiler.
 """
