@@ -33,8 +33,11 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobil
 DESKTOP = {"viewport": {"width": 1280, "height": 800}}
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
+    """Chromium, launched for each test file: Playwright's synchronous API keeps its event loop
+    marked running on the thread until it stops, so an async test that a worker runs after a
+    browser test file (the suite runs on two workers) needs it stopped."""
     if not CHROMIUM.exists():
         pytest.fail(
             f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) to run "
