@@ -32,22 +32,22 @@ DATA = {
 # Pure work on the engine's own values, never on a client's input. Compiled code checks its
 # annotations (TypeError), so these stay Python: a module parsing the wire (cards.py: a card code
 # that is not a string must be an InvalidCardError), one defining an enum whose docstring the
-# documents print (mypyc replaces it: views.py's Phase, settle.py's ResultKind). A class
-# defined here whose constructor takes arguments must pickle and copy by its constructor
-# (``__reduce__``: melds.py's Meld and Arrangement go to the bot workers, match.py's HandLog to
-# the analysis workers); a shared tuple kept in a typed list is held as Any (compiled, a typed
-# tuple is unpacked and packed anew: match.py's _LOGGED). mypyc type-checks every module a
-# listed one imports. ``MYPY_FLAGS`` have it look at no installed package (``--no-site-packages``:
-# aiohttp, SQLAlchemy, msgspec... are untyped to it), so a wheel's isolated build environment
-# (setuptools and mypy: pyproject.toml's ``[build-system]``) and a checkout's virtual environment
-# (the benchmarks' compiled copies) see the same code and build the same C, and the build does
-# not type-check SQLAlchemy (a third of an in-place build's time); it reports no error in a module
-# it only follows nor an untyped return; the listed modules are checked as ever (and the whole
-# package strictly by ``mypy`` in CI, with every package installed). A class subclassed by an interpreted one (ws_out's
-# Outgoing) cannot be compiled, nor can the writer and the commands (a crash in asyncio's
-# repr of a failed write's future, compiled). tests/test_wheel.py checks each is an extension
-# module in the wheel, that compiled and Python choose alike, and that the service sends the
-# same state messages either way.
+# documents print (mypyc replaces it: views.py's Phase, settle.py's ResultKind). A class defined
+# here whose constructor takes arguments must pickle and copy by its constructor (``__reduce__``:
+# melds.py's Meld and Arrangement go to the bot workers, match.py's HandLog to the analysis
+# workers); a shared tuple kept in a typed list is held as Any (compiled, a typed tuple is
+# unpacked and packed anew: match.py's _LOGGED). mypyc type-checks every module a listed one
+# imports. ``MYPY_FLAGS`` have it look at no installed package (``--no-site-packages``: aiohttp,
+# SQLAlchemy, msgspec... are untyped to it), so a wheel's isolated build environment (setuptools
+# and mypy: pyproject.toml's ``[build-system]``) and a checkout's virtual environment (the
+# benchmarks' compiled copies) see the same code and build the same C, and the build does not
+# type-check SQLAlchemy (a third of an in-place build's time); it reports no error in a module it
+# only follows nor an untyped return; the listed modules are checked as ever (and the whole
+# package strictly by ``mypy`` in CI, with every package installed). A class subclassed by an
+# interpreted one (ws_out's Outgoing) cannot be compiled, nor can the writer and the commands (a
+# crash in asyncio's repr of a failed write's future, compiled). tests/test_wheel.py checks each
+# is an extension module in the wheel, that compiled and Python choose alike, and that the service
+# sends the same state messages either way.
 COMPILED = (
     "server/rules/melds.py",
     "server/rules/hand.py",
