@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import functools
 import shutil
 import tempfile
 import threading
@@ -20,31 +21,27 @@ from server.storage import create_engine, upgrade
 __all__ = ["ROOT", "free_port", "live_server"]
 
 
-_MIGRATED: list[Path] = []
-
-
+@functools.cache
 def migrated_database() -> Path:
     """A SQLite file migrated to the head revision, made once per test session: each server on a
     new folder starts from a copy (running every migration took 0.5 of a server's 2 s start)."""
-    if not _MIGRATED:
-        folder = Path(tempfile.mkdtemp(prefix="ginrummy-migrated-"))
-        atexit.register(shutil.rmtree, folder, True)
-        path = folder / "server.db"
+    folder = Path(tempfile.mkdtemp(prefix="ginrummy-migrated-"))
+    atexit.register(shutil.rmtree, folder, True)
+    path = folder / "server.db"
 
-        async def migrate() -> None:
-            engine = create_engine(f"sqlite+aiosqlite:///{path}")
-            try:
-                await upgrade(engine)
-            finally:
-                await engine.dispose()
+    async def migrate() -> None:
+        engine = create_engine(f"sqlite+aiosqlite:///{path}")
+        try:
+            await upgrade(engine)
+        finally:
+            await engine.dispose()
 
-        # Its own thread and loop: a caller may be inside a running loop (an async test).
-        thread = threading.Thread(target=asyncio.run, args=(migrate(),))
-        thread.start()
-        thread.join()
-        assert path.exists() and not path.with_name("server.db-wal").exists()
-        _MIGRATED.append(path)
-    return _MIGRATED[0]
+    # Its own thread and loop: a caller may be inside a running loop (an async test).
+    thread = threading.Thread(target=asyncio.run, args=(migrate(),))
+    thread.start()
+    thread.join()
+    assert path.exists() and not path.with_name("server.db-wal").exists()
+    return path
 
 
 @contextlib.contextmanager

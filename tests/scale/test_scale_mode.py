@@ -82,8 +82,10 @@ def _row(matches: int, cpu_ms: float) -> dict:
 def test_the_cpu_ratio_compares_the_largest_level_with_the_smallest_and_one_level_gives_none():
     opts = ScaleOptions(levels=[100, 10000], variants=[Variant("v")])
     two = scale_verdict([_row(100, 0.40), _row(10000, 0.48)], opts)["v"]
-    assert two["levels"] == "100 -> 10000" and two["cpu_ratio"] == pytest.approx(1.2)
+    assert two["levels"] == [100, 10000] and two["cpu_ratio"] == pytest.approx(1.2)
     assert two["cpu_ratio_met"] is False
+    text = format_scale({"options": _options(opts), "table": [], "verdict": {"v": two}})
+    assert "CPU 100 -> 10000: 1.20x (<= 1.15) MISSED" in text
     one = scale_verdict([_row(10000, 0.48)], opts)["v"]
     assert one["cpu_ratio"] is None and one["cpu_ratio_met"] is None  # not 1.00x "met"
     text = format_scale({"options": _options(opts), "table": [], "verdict": {"v": one}})

@@ -337,7 +337,7 @@ def scale_verdict(table: list[dict[str, Any]], opts: ScaleOptions) -> dict[str, 
         # One level has nothing to compare with: no ratio (not 1.00x "met").
         ratio = b / a if a and b and low["matches"] < high["matches"] else None
         out[variant.name] = {
-            "levels": f"{low['matches']} -> {high['matches']}",
+            "levels": [low["matches"], high["matches"]],
             "cpu_ratio": ratio,
             "cpu_ratio_met": None if ratio is None else ratio <= TARGETS["cpu_ratio"],
             "ack_p99_ms": high["ack_p99_ms"],
@@ -389,13 +389,14 @@ def format_scale(report: dict[str, Any]) -> str:
     lines.append("targets (at the largest level; CPU per action against the smallest):")
     mark = {True: "met", False: "MISSED"}
     for name, v in report["verdict"].items():
-        low, _, high = v["levels"].partition(" -> ")
+        low, high = v["levels"]
         if low == high:
-            cpu = f"CPU {v['levels']}: no ratio (one level: run --scale 100,{high} for it)"
+            cpu = f"CPU {low} -> {high}: no ratio (one level: run --scale 100,{high} for it)"
         elif v["cpu_ratio"] is None:
-            cpu = f"CPU {v['levels']}: no ratio (no CPU figure)"
+            cpu = f"CPU {low} -> {high}: no ratio (no CPU figure)"
         else:
-            cpu = f"CPU {v['levels']}: {_f(v['cpu_ratio'], 2)}x (<= {TARGETS['cpu_ratio']}) {mark[v['cpu_ratio_met']]}"
+            ratio = f"{_f(v['cpu_ratio'], 2)}x (<= {TARGETS['cpu_ratio']}) {mark[v['cpu_ratio_met']]}"
+            cpu = f"CPU {low} -> {high}: {ratio}"
         lines.append(
             f"  {name}: {cpu}; ack p99 {_f(v['ack_p99_ms'])} ms (<= {TARGETS['p99_ack_ms']:.0f}) "
             f"{mark[v['ack_p99_met']]}; GC pauses > 20 ms {v['gc_slow_pauses']:g} (0) {mark[v['gc_met']]} "
