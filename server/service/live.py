@@ -100,7 +100,8 @@ class MatchCache:
     """The live matches of this process, at most ``max_live`` (idle ones beyond that are
     dropped, least recently used first). ``make_bot(meta)`` gives a loaded match its computer
     player; ``on_loaded(live)`` runs after a match is loaded from the store (the service resumes
-    an interrupted computer turn there)."""
+    an interrupted computer turn there); ``on_moved(live)`` after a rebuild found it at a later
+    version than it held (the service tells its clients there)."""
 
     def __init__(
         self,
@@ -110,12 +111,14 @@ class MatchCache:
         max_live: int,
         make_bot: Callable[[MatchMeta], Any],
         on_loaded: Callable[[LiveMatch], None],
+        on_moved: Callable[[LiveMatch], None] = lambda live: None,
     ) -> None:
         self.store = store
         self.clock = clock
         self.max_live = max_live
         self.make_bot = make_bot
         self.on_loaded = on_loaded
+        self.on_moved = on_moved
         self.held: dict[str, LiveMatch] = {}
         self._loading: dict[str, asyncio.Future[LiveMatch]] = {}
         self._next_evict = float("-inf")
@@ -175,7 +178,17 @@ class MatchCache:
         return live
 
     async def reload(self, live: LiveMatch) -> None:
-        """Rebuild ``live`` from the store (forgotten if it is no longer there)."""
+        """Rebuild ``live`` from the store (forgotten if it is no longer there), after a write
+        that failed or lost the race to another process. When that finds a later version (the
+        other process's change, or this one's that landed though its commit did not answer),
+        ``on_moved`` tells this process's clients: no notice will, since the one for that
+        version, when it comes, finds the copy already there."""
+        version = live.meta.version
+        await self._rebuild(live)
+        if live.meta.version != version:
+            self.on_moved(live)
+
+    async def _rebuild(self, live: LiveMatch) -> None:
         loaded = await self.store.load_match(live.match_id)
         if loaded is None:  # deleted under us: forget it
             self.held.pop(live.match_id, None)
@@ -195,7 +208,7 @@ class MatchCache:
         just actions (a join, a resignation, a flag), or the result disagrees with the row in
         anything the state decides, the match is rebuilt from the store instead."""
         if live.stale:
-            await self.reload(live)
+            await self._rebuild(live)
             return
         loaded = await self.store.load_match_after(live.match_id, live.seq)
         if loaded is None:  # deleted under us: forget it
@@ -203,8 +216,8 @@ class MatchCache:
             return
         meta, actions = loaded
         if not _extend(live, meta, actions):
-            live.stale = True  # half-changed until the reload below succeeds
-            await self.reload(live)
+            live.stale = True  # half-changed until the rebuild below succeeds
+            await self._rebuild(live)
 
     async def behind(self, live: LiveMatch) -> bool:
         """Under the lock: catch ``live`` up if the store has a later version (written by

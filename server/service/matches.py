@@ -120,6 +120,7 @@ class MatchService:
             max_live=max_live,
             make_bot=lambda meta: self.computer.make_bot(meta),
             on_loaded=lambda live: self.computer.schedule(live),
+            on_moved=lambda live: self.writer.fan_out(live),
         )
         self.writer = Writer(
             store,

@@ -42,10 +42,9 @@ pytestmark = [
     pytest.mark.skipif(NGINX is None, reason="nginx is not installed (apt-get install nginx)"),
 ]
 ENV = {
-    # Not 0: with no pause the computer's first move, made by the replica that created the match,
-    # can race the other replica loading it for the browser's socket, and that socket then missed
-    # the move now and then (about one run in six, "Computer (Easy) is thinking" for good). That
-    # is the replicas' business (tests/scale/test_topology.py), not the proxy's.
+    # A pause, so the browser's socket (on either replica) is there before the computer's first
+    # move, which both replicas then try to make: the one that loses must still tell its socket
+    # (it did not, now and then: "Computer (Easy) is thinking" for good; tests/scale/test_topology.py).
     "GINRUMMY_BOT_DELAY": "0.5",
     "GINRUMMY_BROADCAST": "postgres",
     "GINRUMMY_TRUSTED_PROXIES": "127.0.0.1",  # nginx, as the balancer's address in compose

@@ -162,8 +162,8 @@ def assert_clean_logs(paths: list[Path]) -> None:
         assert '"level": "error"' not in text and '"level":"error"' not in text, text[-3000:]
 
 
-async def start_two(database_url: str, tmp_path: Path) -> list[load.Server]:
-    servers = [load.start_server(database_url, tmp_path, ENV) for _ in range(2)]
+async def start_two(database_url: str, tmp_path: Path, **env: str) -> list[load.Server]:
+    servers = [load.start_server(database_url, tmp_path, {**ENV, **env}) for _ in range(2)]
     # One after the other is not needed: migrations take an advisory lock.
     await asyncio.gather(*(load.wait_healthy(s.url, s.process) for s in servers))
     return servers
@@ -330,6 +330,36 @@ async def test_two_replicas_holding_a_computer_match_never_both_make_the_compute
     finally:
         for s in servers:
             load.stop_server(s)
+    assert_clean_logs([s.log_path for s in servers])
+
+
+async def test_a_socket_on_the_other_replica_sees_the_computers_first_move(fresh_database, tmp_path):
+    """A match against the computer created through one replica (which schedules the
+    computer's first move) and played through the other (whose load schedules it too): the
+    replica that loses the race to write it rebuilds its copy at the winner's version, and must
+    tell its socket then, since the winner's notice finds nothing new. It did not: about one
+    computer-first match in five stayed at "the computer is thinking" for good."""
+    servers = await start_two(fresh_database, tmp_path, GINRUMMY_BOT_DELAY="0.05")
+    a, b = (s.url for s in servers)
+    computer_first = 0
+    try:
+        async with aiohttp.ClientSession() as session:
+            for i in range(24):
+                player = await rest(session, "POST", f"{a}/api/players", name=f"P{i}")
+                match = await rest(session, "POST", f"{a}/api/matches", player["token"])
+                c = Client(session, [b], match["match_id"], player["token"])
+                state = await c.connect()
+                computer_first += not state["view"]["hand"]["legal_actions"]
+                while not state["view"]["hand"]["legal_actions"]:
+                    try:
+                        state = await asyncio.wait_for(c.next_state(), 10)
+                    except TimeoutError:
+                        raise AssertionError("stuck at the computer's turn:\n" + "\n".join(c.trail)) from None
+                await c.ws.close()
+    finally:
+        for s in servers:
+            load.stop_server(s)
+    assert computer_first >= 3, "the computer moved first too rarely to test anything"
     assert_clean_logs([s.log_path for s in servers])
 
 

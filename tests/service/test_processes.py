@@ -70,6 +70,25 @@ async def test_resync_catches_up_on_a_change_whose_news_was_lost(engine):
     await two.close()
 
 
+async def test_a_write_that_loses_the_race_tells_this_processs_clients_what_won(engine):
+    """The loser rebuilds its copy at the winner's version; the winner's notice, when it comes,
+    finds nothing new to tell. So the rebuild itself tells the loser's clients: else a watcher
+    (or the player, for the computer's move another replica made) waited for good."""
+    one, two, live, other = await two_copies(engine)  # no broadcaster: the notice comes late
+    watcher = Recorder(None)
+    await two.subscribe(other, watcher)
+    seat, version = live.state.to_act, live.meta.version
+    await one.act(live, seat, "won", version, {"kind": "pass"})
+    with pytest.raises(StaleVersion):
+        await two.act(other, seat, "lost", version, {"kind": "pass"})
+    assert [m["version"] for m in watcher.messages] == [version, version + 1]
+    assert watcher.messages[-1]["view"]["hand"]["history"][-1]["kind"] == "pass"
+    await two.resync()  # the late notice: nothing more to tell
+    assert len(watcher.messages) == 2
+    await one.close()
+    await two.close()
+
+
 async def test_a_repeated_id_sent_to_a_process_with_an_old_copy_is_answered_not_applied(engine):
     one, two, live, other = await two_copies(engine)
     seat, version = live.state.to_act, live.meta.version
