@@ -20,7 +20,10 @@ the collector's way; default 0.001, after every collection in effect; 0: never),
 ``GINRUMMY_GC_THAW_SECONDS`` (how often the frozen objects are thawed and collected in full,
 freeing any cycle frozen alive; default 86400, a day; 0: never),
 ``GINRUMMY_GC_THRESHOLDS`` (the collector's three
-thresholds; default ``1000,1,1000``; ``/`` may stand for the commas), ``GINRUMMY_SQLITE_INLINE``
+thresholds; default ``1000,1,1000``; ``/`` may stand for the commas), ``GINRUMMY_GC_YOUNG_MESSAGES``
+(a young collection once so many messages were queued to clients with none between; default 0,
+only the thresholds'),
+``GINRUMMY_SQLITE_INLINE``
 (the largest batch of changes a SQLite file's group commit writes on the event loop's thread
 when the file is free, rather than on its writer thread; default 4, 0: none),
 ``GINRUMMY_MALLOC_ARENAS`` (the most malloc arenas the process may use, on glibc; default 2,
@@ -181,6 +184,13 @@ class Settings:
     oldest generation's work (it resets the counts), so the collector's own full collections,
     once its younger ones ran more often, only walked a second's survivors, for up to 170 ms at
     10,000 (the scale benchmark, variants interleaved: see the README's Scale section)."""
+    gc_young_messages: int = 0
+    """A collection of the youngest generation once so many messages have been queued to
+    clients with no collection between (0: only the thresholds' own; see
+    :class:`server.transport.gcwatch.YoungPace`). A trade, hence off: at 10,000 live matches,
+    overloaded, 100 or 300 took the collector's pauses over 20 ms from 1-15 to none in each of
+    three runs but carried 8-15% fewer actions a second; at 3,000 at a person's pace (no slow
+    pause either way) 100 cost 2-13% more CPU per action (docs/benchmarks.md, stop 45)."""
     ladder_cpu: float = 0.0
     """The bot ladder's CPU budget: the share of one core its references may use (0.1: a tenth;
     0: the ladder schedules nothing). Set it on one process only (see server/service/ladder.py)."""
@@ -238,6 +248,8 @@ class Settings:
             if len(parts) != 3:
                 raise ValueError("GINRUMMY_GC_THRESHOLDS is three integers, e.g. 10000,10,10")
             values["gc_thresholds"] = (int(parts[0]), int(parts[1]), int(parts[2]))
+        if "GINRUMMY_GC_YOUNG_MESSAGES" in env:
+            values["gc_young_messages"] = int(env["GINRUMMY_GC_YOUNG_MESSAGES"])
         if "GINRUMMY_UVLOOP" in env:
             values["uvloop"] = _flag("GINRUMMY_UVLOOP", env["GINRUMMY_UVLOOP"])
         if "GINRUMMY_MALLOC_ARENAS" in env:
@@ -291,6 +303,8 @@ class Settings:
             raise ValueError("the collector's thaw period cannot be negative (0: off)")
         if min(self.gc_thresholds) < 1:
             raise ValueError("the collector's thresholds must be positive")
+        if self.gc_young_messages < 0:
+            raise ValueError("GINRUMMY_GC_YOUNG_MESSAGES cannot be negative (0: off)")
         if not 0 <= self.ladder_cpu <= 64:
             raise ValueError("the ladder's CPU share must be from 0 (off) to 64 cores")
         unknown = [r for r in self.ladder_references if r not in REFERENCES]

@@ -43,7 +43,7 @@ from server.wire.messages import Ack as AckMessage
 from server.wire.messages import Pong, ServerMessage
 
 from .errors import ws_error
-from .gcwatch import release_socket
+from .gcwatch import YoungPace, release_socket
 from .heartbeat import Beats, Heartbeat, heard
 from .keys import HEARTBEAT, METRICS, SERVICE, SETTINGS, SOCKETS
 from .present import encode, state_message
@@ -84,6 +84,7 @@ class SocketCounts:
 
 
 SOCKET_COUNTS = web.AppKey("socket_counts", SocketCounts)
+YOUNG_PACE = web.AppKey("young_pace", YoungPace)
 
 
 def origin_allowed(request: web.Request, allowed: tuple[str, ...]) -> bool:
@@ -110,6 +111,7 @@ class Connection(Outgoing, Beats):
         self.metrics = request.app[METRICS]
         counts = request.app.get(SOCKET_COUNTS)
         self.counts = counts if counts is not None else SocketCounts()  # an app without ws.setup
+        self.young = request.app.get(YOUNG_PACE) or YoungPace(0)
         self.seat: int | None = None
         self.live: LiveMatch | None = None
         self.errors_in_a_row = 0
@@ -420,10 +422,21 @@ def session_sockets(app: web.Application) -> list[Connection]:
 
 def setup(app: web.Application) -> None:
     app[SOCKET_COUNTS] = SocketCounts()
+    app[YOUNG_PACE] = YoungPace(app[SETTINGS].gc_young_messages)
+    app.on_startup.append(_start_young_pace)
+    app.on_cleanup.append(_stop_young_pace)
     app[HEARTBEAT] = Heartbeat(app[SETTINGS].limits.ws_heartbeat)
     app.on_startup.append(_start_heartbeat)
     app.on_cleanup.append(_stop_heartbeat)
     app.router.add_get("/ws", websocket)
+
+
+async def _start_young_pace(app: web.Application) -> None:
+    app[YOUNG_PACE].install()
+
+
+async def _stop_young_pace(app: web.Application) -> None:
+    app[YOUNG_PACE].remove()
 
 
 async def _start_heartbeat(app: web.Application) -> None:

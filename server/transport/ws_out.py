@@ -11,6 +11,8 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from .gcwatch import YoungPace
+
 CLOSE_SLOW_CONSUMER = 1011
 OUTBOX_LIMIT = 512
 """Messages queued for a client past which it has stopped reading (close 1011)."""
@@ -52,6 +54,8 @@ class Outgoing:
     _slow: asyncio.Task[None] | None
     """aiohttp's writer sending, message by message, waiting for the client to read."""
     _room: asyncio.Future[None] | None
+    young: YoungPace
+    """Counts the messages queued, for the young collections they call (the process's one)."""
 
     def _queue(self, text: bytes) -> None:
         if self.closing:
@@ -64,6 +68,7 @@ class Outgoing:
             )
             return
         self.outbox.append(text)
+        self.young.message()
         if self._flush is None and self._slow is None:
             self._flush = asyncio.get_running_loop().call_soon(self._write)
 

@@ -8,7 +8,7 @@ import weakref
 import pytest
 from prometheus_client import CollectorRegistry
 
-from server.transport.gcwatch import GcWatch
+from server.transport.gcwatch import GcWatch, YoungPace
 
 
 def test_every_collection_is_timed_and_a_slow_one_is_counted():
@@ -32,6 +32,67 @@ def test_every_collection_is_timed_and_a_slow_one_is_counted():
     watch("stop", {"generation": 2})
     assert count("ginrummy_gc_slow_pauses_total") == slow_before + 1
     assert count("ginrummy_gc_slow_pauses_cpu_total") == slow_cpu_before + 1
+
+
+def test_a_young_collection_follows_every_so_many_messages():
+    calls: list[int] = []
+    pace = YoungPace(100, collect=calls.append)
+    for _ in range(250):
+        pace.message()
+    assert calls == [0, 0]  # after the 100th and the 200th, of generation 0 only
+    for _ in range(50):
+        pace.message()
+    assert calls == [0, 0, 0]
+    off = YoungPace(0, collect=calls.append)
+    for _ in range(1_000):
+        off.message()
+    assert calls == [0, 0, 0]
+
+
+def test_any_collection_restarts_the_young_pace_count():
+    calls: list[int] = []
+    pace = YoungPace(3, collect=calls.append)
+    pace.message()
+    pace.message()
+    pace.collected("start", {})
+    pace.message()
+    assert calls == [0]  # a collection only starting changes nothing
+    pace.message()
+    pace.message()
+    pace.collected("stop", {"generation": 0})  # one of the thresholds' own
+    pace.message()
+    pace.message()
+    assert calls == [0]
+    pace.message()
+    assert calls == [0, 0]
+    # Installed, the real collector's collections restart it.
+    pace.install()
+    try:
+        assert pace.collected in gc.callbacks
+        pace.message()
+        pace.message()
+        gc.collect(0)
+        pace.message()
+        pace.message()
+        assert calls == [0, 0]
+    finally:
+        pace.remove()
+    assert pace.collected not in gc.callbacks
+
+
+def test_the_young_pace_runs_the_real_collector_and_the_watch_times_it():
+    registry = CollectorRegistry()
+    watch = GcWatch(registry).install()
+    try:
+        before = registry.get_sample_value("ginrummy_gc_pause_seconds_count", {"generation": "0"}) or 0
+        pace = YoungPace(3)
+        for _ in range(6):
+            pace.message()
+        after = registry.get_sample_value("ginrummy_gc_pause_seconds_count", {"generation": "0"})
+    finally:
+        watch.remove()
+    # Two of its own; the thresholds may have called one more meanwhile.
+    assert after is not None and after - before >= 2
 
 
 def test_the_garbage_a_collection_frees_is_counted_by_generation():

@@ -34,6 +34,8 @@ def test_the_collectors_thresholds_come_from_the_environment():
     assert Settings.from_env({"GINRUMMY_GC_THRESHOLDS": "2000/5/10"}).gc_thresholds == (2000, 5, 10)
     assert Settings.from_env({}).gc_thaw_seconds == 86_400
     assert Settings.from_env({"GINRUMMY_GC_THAW_SECONDS": "0"}).gc_thaw_seconds == 0
+    assert Settings.from_env({"GINRUMMY_GC_YOUNG_MESSAGES": "0"}).gc_young_messages == 0
+    assert Settings.from_env({"GINRUMMY_GC_YOUNG_MESSAGES": "250"}).gc_young_messages == 250
 
 
 def test_the_malloc_arena_cap_comes_from_the_environment():
@@ -119,6 +121,8 @@ def test_a_cpu_quota_is_read_from_either_cgroup_version(tmp_path, files, quota):
         {"GINRUMMY_GC_THAW_SECONDS": "-1"},
         {"GINRUMMY_GC_THRESHOLDS": "0,10,10"},
         {"GINRUMMY_GC_THRESHOLDS": "many,10,10"},
+        {"GINRUMMY_GC_YOUNG_MESSAGES": "-1"},
+        {"GINRUMMY_GC_YOUNG_MESSAGES": "often"},
         {"GINRUMMY_SQLITE_INLINE": "-1"},
         {"GINRUMMY_SQLITE_INLINE": str(MAX_BATCH + 1)},
         {"GINRUMMY_SQLITE_INLINE": "some"},

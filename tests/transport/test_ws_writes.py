@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from aiohttp import WSMsgType
 
-from server.transport.ws import SOCKET_COUNTS
+from server.transport.ws import SOCKET_COUNTS, YOUNG_PACE
 from server.transport.ws_out import text_frame
 
 from .test_ws import human_match, to_act
@@ -114,3 +114,23 @@ def test_a_frame_is_one_final_unmasked_text_frame_with_its_length(size, header):
     elif header == 10:
         length = int.from_bytes(frame[2:10], "big")
     assert length == size
+
+
+async def test_every_third_message_queued_calls_a_young_collection(make_client):
+    client = await make_client(gc_young_messages=3)
+    pace = client.server.app[YOUNG_PACE]
+    calls: list[int] = []
+    pace.collect = calls.append  # the process's collector, counted instead of run
+    pace.remove()  # and its own collections, which restart the count, out of the way
+    _, _, _, a, b = await human_match(client)
+    before = len(calls)
+    assert before > 0 and set(calls) == {0}
+    for n in range(3):
+        mover, other = to_act(a, a, b)
+        action = mover.state["view"]["hand"]["legal_actions"][0]
+        await mover.send({"type": "act", "id": f"m{n}", "version": mover.state["version"], "action": action})
+        await mover.recv_until("ack")
+        assert (await mover.recv())["type"] == "state"
+        await other.recv_until("state")
+    # Each action queued three messages (its ack, and a state to each seat): one collection.
+    assert len(calls) - before == 3
