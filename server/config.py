@@ -190,7 +190,8 @@ class Settings:
     :class:`server.transport.gcwatch.YoungPace`). A trade, hence off: at 10,000 live matches,
     overloaded, 100 or 300 took the collector's pauses over 20 ms from 1-15 to none in each of
     three runs but carried 8-15% fewer actions a second; at 3,000 at a person's pace (no slow
-    pause either way) 100 cost 2-13% more CPU per action (docs/benchmarks.md, stop 45)."""
+    pause either way) 100 cost 2-13% more CPU per action, 300 none measurable
+    (docs/benchmarks.md, stop 45)."""
     ladder_cpu: float = 0.0
     """The bot ladder's CPU budget: the share of one core its references may use (0.1: a tenth;
     0: the ladder schedules nothing). Set it on one process only (see server/service/ladder.py)."""

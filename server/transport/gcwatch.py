@@ -71,8 +71,9 @@ class YoungPace:
     before the count says so, and the collection that finally runs walks all of it (up to 20-30
     ms of CPU at 3,000-10,000 live matches). Counting messages, a collection also runs between
     those continuations (a loop timer cannot: none fires during the pass). Any collection
-    restarts the count (:meth:`collected`, a ``gc.callbacks`` entry once :meth:`install` ed), so
-    at a normal pace, where the thresholds collect often enough, this adds few of its own."""
+    restarts the count (:meth:`collected`, a ``gc.callbacks`` entry after :meth:`install`), so
+    where the thresholds collect often enough this adds none of its own. Off by default, for
+    what it costs (see ``Settings.gc_young_messages``)."""
 
     __slots__ = ("_left", "collect", "every")
 
