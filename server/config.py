@@ -19,13 +19,12 @@ reverse proxies whose ``X-Forwarded-For``/``-Proto``/``-Host`` are believed; def
 the collector's way; default 0.001, after every collection in effect; 0: never),
 ``GINRUMMY_GC_THAW_SECONDS`` (how often the frozen objects are thawed and collected in full,
 freeing any cycle frozen alive; default 86400, a day; 0: never),
-``GINRUMMY_GC_THRESHOLDS`` (the collector's three
-thresholds; default ``1000,1,1000``; ``/`` may stand for the commas), ``GINRUMMY_GC_YOUNG_MESSAGES``
-(a young collection once so many messages were queued to clients with none between; default 0,
-only the thresholds'),
-``GINRUMMY_SQLITE_INLINE``
-(the largest batch of changes a SQLite file's group commit writes on the event loop's thread
-when the file is free, rather than on its writer thread; default 4, 0: none),
+``GINRUMMY_GC_THRESHOLDS`` (the collector's three thresholds; default ``1000,1,1000``; ``/`` may
+stand for the commas), ``GINRUMMY_GC_YOUNG_MESSAGES`` (a young collection once so many messages
+were queued to clients with none between; default 0, only the thresholds'),
+``GINRUMMY_SQLITE_INLINE`` (the largest batch of changes a SQLite file's group commit writes on
+the event loop's thread when the file is free, rather than on its writer thread; default 4, 0:
+none),
 ``GINRUMMY_MALLOC_ARENAS`` (the most malloc arenas the process may use, on glibc; default 2,
 0: glibc's own default).
 """

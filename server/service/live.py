@@ -111,7 +111,7 @@ class MatchCache:
         max_live: int,
         make_bot: Callable[[MatchMeta], Any],
         on_loaded: Callable[[LiveMatch], None],
-        on_moved: Callable[[LiveMatch], None] = lambda live: None,
+        on_moved: Callable[[LiveMatch], None],
     ) -> None:
         self.store = store
         self.clock = clock

@@ -29,9 +29,21 @@ class _Socket:
         pass
 
 
+def bare_cache(clock: FakeClock, max_live: int) -> MatchCache:
+    """A cache with no store, bots or callbacks: only its eviction is under test."""
+    return MatchCache(
+        None,  # type: ignore[arg-type]
+        clock,
+        max_live=max_live,
+        make_bot=lambda m: None,
+        on_loaded=lambda lv: None,
+        on_moved=lambda lv: None,
+    )
+
+
 async def test_idle_matches_go_and_busy_ones_past_the_bound_pause_the_search():
     clock = FakeClock()
-    cache = MatchCache(None, clock, max_live=2, make_bot=lambda m: None, on_loaded=lambda lv: None)  # type: ignore[arg-type]
+    cache = bare_cache(clock, 2)
     busy = []
     for i in range(3):
         lv = cache.remember(_live(i))
@@ -55,7 +67,7 @@ async def test_idle_matches_go_and_busy_ones_past_the_bound_pause_the_search():
 
 async def test_under_the_bound_every_new_match_evicts_at_once():
     clock = FakeClock()
-    cache = MatchCache(None, clock, max_live=2, make_bot=lambda m: None, on_loaded=lambda lv: None)  # type: ignore[arg-type]
+    cache = bare_cache(clock, 2)
     for i in range(5):
         cache.remember(_live(i))
         await clock.advance(0.001)
@@ -64,7 +76,7 @@ async def test_under_the_bound_every_new_match_evicts_at_once():
 
 async def test_an_eviction_makes_room_so_the_next_loads_search_nothing():
     clock = FakeClock()
-    cache = MatchCache(None, clock, max_live=20, make_bot=lambda m: None, on_loaded=lambda lv: None)  # type: ignore[arg-type]
+    cache = bare_cache(clock, 20)
     room = int(20 * EVICT_ROOM)
     searches = 0
     search = cache.evict
