@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from server.bots import DIFFICULTIES, make_bot
@@ -37,6 +37,10 @@ RETRY_MOST = 10.0
 """The pause before trying again a computer move whose write failed: ``RETRY_FIRST`` seconds,
 doubling after each failure up to ``RETRY_MOST``."""
 
+
+RESUME_GRACE = 2.0
+"""Seconds beyond the computer's pause that a process which loaded a match moments after another
+wrote it lets pass before playing the computer's turn itself (:meth:`Computer.resume`)."""
 
 PACE_FLOOR = 0.3
 """The shortest pause a player's pace may ask for, in seconds: "fast" halves the server's pause
@@ -76,6 +80,8 @@ class Computer:
         """Worker processes for the slow levels' moves (None: a thread of this process). Used
         with the standard bots only: a custom ``bot_factory`` thinks here."""
         self._tasks: set[asyncio.Task[None]] = set()
+        self._watched: set[LiveMatch] = set()
+        """Matches whose turn :meth:`resume` left to another process for now."""
 
     def make_bot(self, meta: MatchMeta) -> Any:
         if meta.opponent != "computer":
@@ -90,14 +96,50 @@ class Computer:
             and not self.writer.closing
         )
 
-    def schedule(self, live: LiveMatch) -> None:
-        """Start the computer's turns on ``live`` if it is to move and none are under way."""
+    def schedule(self, live: LiveMatch, *, caught_up: bool = False) -> None:
+        """Start the computer's turns on ``live`` if it is to move and none are under way.
+        ``caught_up``: the first move at once, once ``live`` is up to the store."""
         if live.bot_task is not None or not self.to_move(live):
             return
-        task = asyncio.get_running_loop().create_task(self._loop(live))
-        live.bot_task = task
+        live.bot_task = self._start(self._loop(live, caught_up))
+
+    def resume(self, live: LiveMatch) -> None:
+        """After ``live`` was loaded from the store: the computer's turn, if it is to move. A
+        turn that a restart interrupted (the match last written a while ago) starts as after
+        any write. A match written moments ago was written by another process (a replica it was
+        created or played on), which plays that turn itself: it schedules one after every
+        write. So this process waits until ``RESUME_GRACE`` seconds past that process's pause,
+        and then, if nothing was written meanwhile, catches up with the store and plays only a
+        turn the other did not (it died, or thought longer than the grace): two replicas seldom
+        both think. A turn of this process's own (after a write here) starts as ever."""
+        if live.bot_task is not None or live in self._watched or not self.to_move(live):
+            return
+        pause = pause_for(self.bot_delay, live.pace)
+        due = pause + RESUME_GRACE - (self.clock.now() - live.meta.updated_at).total_seconds()
+        if due > 0:
+            self._start(self._watch(live, due))
+        else:
+            self.schedule(live)
+
+    async def _watch(self, live: LiveMatch, due: float) -> None:
+        version = live.meta.version
+        self._watched.add(live)
+        try:
+            await self.clock.sleep(due)
+        finally:
+            self._watched.discard(live)
+        if self.writer.cache.find(live.match_id) is not live:
+            return  # forgotten here meanwhile (a later load resumes its own turn)
+        if live.meta.version != version:
+            self.resume(live)  # written again meanwhile: that write's process plays its turn
+        else:
+            self.schedule(live, caught_up=True)
+
+    def _start(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     async def close(self) -> None:
         """Cancel the pending turns (a turn's write already under way still commits)."""
@@ -105,7 +147,7 @@ class Computer:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
-    async def _loop(self, live: LiveMatch) -> None:
+    async def _loop(self, live: LiveMatch, caught_up: bool) -> None:
         """The computer's moves, one pause before each, until it is the human's turn. Another
         process writing the match meanwhile (its copy here is then rebuilt) is no failure: the
         loop looks again at whose turn it is, a few times in a row at most. A move that could
@@ -114,7 +156,8 @@ class Computer:
         for as long as the service is open and it is still the computer's turn, so the human
         is never left waiting on a computer that gave up."""
         moved = 0
-        pause = pause_for(self.bot_delay, live.pace)
+        pause = 0.0 if caught_up else pause_for(self.bot_delay, live.pace)
+        move = self._move_caught_up if caught_up else self._move
         backoff = RETRY_FIRST
         failures = 0
         try:
@@ -122,7 +165,9 @@ class Computer:
                 await self.clock.sleep(pause)
                 pause = pause_for(self.bot_delay, live.pace)
                 try:
-                    if not await self.writer.exclusive(live, self._move):
+                    going_on = await self.writer.exclusive(live, move)
+                    move = self._move
+                    if not going_on:
                         return
                     moved = 0
                 except Moved:
@@ -175,6 +220,11 @@ class Computer:
             return True
         live.bot_task = None
         return False
+
+    async def _move_caught_up(self, live: LiveMatch) -> bool:
+        """:meth:`_move` once ``live`` is up to the store (another process's move told here)."""
+        await self.writer.catch_up(live)
+        return await self._move(live)
 
     async def _move(self, live: LiveMatch) -> bool:
         if not self._turn_goes_on(live):

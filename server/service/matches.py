@@ -119,7 +119,7 @@ class MatchService:
             self.clock,
             max_live=max_live,
             make_bot=lambda meta: self.computer.make_bot(meta),
-            on_loaded=lambda live: self.computer.schedule(live),
+            on_loaded=lambda live: self.computer.resume(live),
             on_moved=lambda live: self.writer.fan_out(live),
         )
         self.writer = Writer(
@@ -376,7 +376,7 @@ class MatchService:
         if pace is not None:
             live.pace = pace
         # A computer turn interrupted by a crash resumes as soon as someone looks.
-        self.computer.schedule(live)
+        self.computer.resume(live)
         return live, live.meta.seat_ids.index(player.player_id)
 
     async def _know_bots(self, live: LiveMatch) -> None:

@@ -1,0 +1,119 @@
+"""The computer's turn in a match another process (a replica) wrote moments ago: that process
+plays it, and this one, which loaded the match for a player's hello, waits a grace beyond the
+pause, catches up and plays only what the other did not. Both services share one store, one
+broadcaster and one injected clock."""
+
+from __future__ import annotations
+
+from server.bots import make_bot
+from server.service import FakeClock, InProcessBroadcaster, MatchService, SequentialIds
+from server.service.computer import RESUME_GRACE
+from server.storage import MemoryStore
+
+PAUSE = 0.6
+
+
+class Counted:
+    """A bot factory whose bots count their choices in ``chosen``."""
+
+    def __init__(self):
+        self.chosen = 0
+
+    def __call__(self, difficulty, seed):
+        bot, factory = make_bot(difficulty, seed), self
+
+        class Counting:
+            def choose(self, view):
+                factory.chosen += 1
+                return bot.choose(view)
+
+        return Counting()
+
+
+async def replicas(clock: FakeClock):
+    """Two services on one store (``one``, ``two``, each with its counted bots), and a match
+    against the computer (Easy) created on ``one`` and played there up to the computer's turn."""
+    store, hub = MemoryStore(), InProcessBroadcaster()
+    services = []
+    for _ in range(2):
+        bots = Counted()
+        service = MatchService(
+            store, bot_delay=PAUSE, clock=clock, ids=SequentialIds(), broadcaster=hub, bot_factory=bots
+        )
+        services.append((service, bots))
+    (one, _), _ = services
+    ada, _ = await one.create_player("Ada")
+    created = await one.create_match(ada, difficulty="easy")
+    live = await one.cache.get(created.meta.match_id)
+    while live.state.to_act == 0:
+        await one.act(live, 0, None, live.meta.version, live.state.legal_actions(0)[0].to_wire())
+    return services, live
+
+
+async def computers_turn_over(clock: FakeClock, live) -> None:
+    for _ in range(10):
+        if live.state.to_act != 1 or live.meta.status != "active":
+            return
+        await clock.advance(PAUSE)
+    raise AssertionError("the computer's turn never ended")
+
+
+async def test_a_replica_that_loads_a_match_just_written_leaves_the_computers_turn_to_the_writer():
+    clock = FakeClock()
+    [(one, one_bots), (two, two_bots)], live = await replicas(clock)
+    other = await two.cache.get(live.match_id)  # a player's hello through the other replica
+    await clock.settle()
+    await computers_turn_over(clock, live)
+    assert one_bots.chosen >= 1
+    assert other.meta.version == live.meta.version and other.state.to_act == 0
+    await clock.advance(PAUSE + RESUME_GRACE)
+    assert two_bots.chosen == 0  # it never thought for a turn the writer played
+    assert other.bot_task is None and clock.sleepers == 0
+    await one.close()
+    await two.close()
+
+
+async def test_when_the_writer_is_gone_the_replica_plays_the_turn_after_the_grace():
+    clock = FakeClock()
+    [(one, _), (two, two_bots)], live = await replicas(clock)
+    version = live.meta.version
+    await one.close()  # the process that wrote the match died before the computer's move
+    other = await two.cache.get(live.match_id)
+    await clock.settle()
+    await clock.advance(PAUSE)
+    assert two_bots.chosen == 0 and other.meta.version == version  # waiting out the grace
+    await clock.advance(RESUME_GRACE)
+    assert two_bots.chosen >= 1 and other.meta.version > version
+    await computers_turn_over(clock, other)
+    assert other.state.to_act == 0 or other.meta.status != "active"
+    await two.close()
+
+
+async def test_the_person_acting_on_the_replica_gets_the_computers_reply_after_the_usual_pause():
+    """The replica's own write schedules the reply at once: a wait left by the load does not
+    hold it back."""
+    clock = FakeClock()
+    [(one, _), (two, two_bots)], live = await replicas(clock)
+    other = await two.cache.get(live.match_id)
+    await clock.settle()
+    await computers_turn_over(clock, live)
+    while other.state.to_act == 0 and other.meta.status == "active":
+        await two.act(other, 0, None, other.meta.version, other.state.legal_actions(0)[0].to_wire())
+    version = other.meta.version
+    await clock.advance(PAUSE)
+    assert two_bots.chosen == 1 and other.meta.version == version + 1
+    await one.close()
+    await two.close()
+
+
+async def test_a_turn_a_restart_interrupted_resumes_after_the_usual_pause():
+    clock = FakeClock()
+    [(one, _), (two, two_bots)], live = await replicas(clock)
+    version = live.meta.version
+    await one.close()
+    await clock.advance(PAUSE + RESUME_GRACE)  # the match was written a while ago
+    other = await two.cache.get(live.match_id)
+    await clock.settle()
+    await clock.advance(PAUSE)
+    assert two_bots.chosen == 1 and other.meta.version == version + 1
+    await two.close()
