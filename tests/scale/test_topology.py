@@ -18,6 +18,7 @@ import aiohttp
 import pytest
 
 from server.bench import load
+from server.bench.load.servers import scrape_metrics
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 
@@ -335,13 +336,15 @@ async def test_two_replicas_holding_a_computer_match_never_both_make_the_compute
 
 async def test_a_socket_on_the_other_replica_sees_the_computers_first_move(fresh_database, tmp_path):
     """A match against the computer created through one replica (which schedules the
-    computer's first move) and played through the other (whose load schedules it too): the
-    replica that loses the race to write it rebuilds its copy at the winner's version, and must
-    tell its socket then, since the winner's notice finds nothing new. It did not: about one
-    computer-first match in five stayed at "the computer is thinking" for good."""
+    computer's first move) and played through the other, which loaded it for the socket's hello.
+    The loading replica leaves that turn to the creator (it wrote the match moments ago) and
+    thinks for none of its moves; it did think for them too, and the one that lost the race to
+    write rebuilt its copy silently: about one computer-first match in five stayed at "the
+    computer is thinking" for good. (Should both write all the same, the loser tells its
+    sockets what won: tests/service/test_processes.py.)"""
     servers = await start_two(fresh_database, tmp_path, GINRUMMY_BOT_DELAY="0.05")
     a, b = (s.url for s in servers)
-    computer_first = 0
+    computer_first = computer_moves = 0
     try:
         async with aiohttp.ClientSession() as session:
             for i in range(24):
@@ -355,11 +358,14 @@ async def test_a_socket_on_the_other_replica_sees_the_computers_first_move(fresh
                         state = await asyncio.wait_for(c.next_state(), 10)
                     except TimeoutError:
                         raise AssertionError("stuck at the computer's turn:\n" + "\n".join(c.trail)) from None
+                computer_moves += sum(entry["seat"] == 1 for entry in state["view"]["hand"]["history"])
                 await c.ws.close()
+        thought = [(await scrape_metrics(s.url)).get("ginrummy_bot_think_seconds_count", 0) for s in servers]
     finally:
         for s in servers:
             load.stop_server(s)
     assert computer_first >= 3, "the computer moved first too rarely to test anything"
+    assert thought == [computer_moves, 0], "each computer move thought once, by the creator"
     assert_clean_logs([s.log_path for s in servers])
 
 
