@@ -267,7 +267,7 @@ class Writer:
         started = self.clock.monotonic()
         try:
             ok = await self.store.commit(new_change(live.meta.version, meta, action, hands, live.meta))
-        except BaseException:
+        except BaseException as failure:
             # The state holds a change that may or may not have landed: rebuild it from the
             # store now, or before anyone next uses it if the store is unreachable.
             live.stale = True
@@ -277,7 +277,9 @@ class Writer:
                 log_failure(
                     log, "rebuilding a match failed", self.store.unreachable(e), match_id=live.match_id
                 )
-            raise
+            # Named, not a bare ``raise``: compiled (mypyc), a bare one re-raised the rebuild's
+            # failure caught above, already freed (a segmentation fault; setup.py).
+            raise failure
         self.metrics.commit_seconds.observe(self.clock.monotonic() - started)
         if not ok:
             await self.cache.reload(live)
