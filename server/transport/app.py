@@ -230,7 +230,6 @@ async def limiter_ctx(app: web.Application) -> AsyncIterator[None]:
     )
     app[LIMITER] = limiter
     yield
-    await limiter.close()
 
 
 async def close_sockets(app: web.Application) -> None:

@@ -1,6 +1,7 @@
-"""Rate limits: REST limits per client through the ``limits`` library (in-memory fixed windows;
-a shared storage such as Redis can replace it for several processes), and a token bucket per
-WebSocket connection (local to that connection, so no shared storage is needed).
+"""Rate limits: REST limits per client through the ``limits`` library (fixed windows, counted in
+this process's memory by :class:`~.window_counts.WindowCounts`; a shared storage such as Redis
+can replace it for several processes), and a token bucket per WebSocket connection (local to
+that connection, so no shared storage is needed).
 
 A refused request raises :class:`RateLimited` naming the limit and when it resets; nothing else
 happens to it.
@@ -8,14 +9,15 @@ happens to it.
 
 from __future__ import annotations
 
-import contextlib
 import time
 
 from limits import RateLimitItem, parse
-from limits.aio.storage import MemoryStorage
+from limits.aio.storage import Storage
 from limits.aio.strategies import FixedWindowRateLimiter
 
 from server.service.errors import RateLimited
+
+from .window_counts import WindowCounts
 
 
 def describe(item: RateLimitItem) -> str:
@@ -24,8 +26,8 @@ def describe(item: RateLimitItem) -> str:
 
 
 class RestLimiter:
-    def __init__(self, rates: dict[str, str]) -> None:
-        self.storage = MemoryStorage()
+    def __init__(self, rates: dict[str, str], storage: Storage | None = None) -> None:
+        self.storage = storage or WindowCounts()
         self.limiter = FixedWindowRateLimiter(self.storage)
         self.items = {name: parse(rate) for name, rate in rates.items()}
 
@@ -39,13 +41,6 @@ class RestLimiter:
             limit=name,
             reset_in=max(0.1, stats.reset_time - time.time()),
         )
-
-    async def close(self) -> None:
-        timer = getattr(self.storage, "timer", None)
-        if timer is not None and not timer.done():
-            timer.cancel()
-            with contextlib.suppress(BaseException):
-                await timer
 
 
 class TokenBucket:
