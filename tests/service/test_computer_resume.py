@@ -31,8 +31,9 @@ class Counted:
 
 
 async def replicas(clock: FakeClock):
-    """Two services on one store (``one``, ``two``, each with its counted bots), and a match
-    against the computer (Easy) created on ``one`` and played there up to the computer's turn."""
+    """Two services on one store (``one``, ``two``, each with its counted bots), a match against
+    the computer (Easy) created on ``one`` and played there up to the computer's turn, and its
+    player's token."""
     store, hub = MemoryStore(), InProcessBroadcaster()
     services = []
     for _ in range(2):
@@ -42,12 +43,12 @@ async def replicas(clock: FakeClock):
         )
         services.append((service, bots))
     (one, _), _ = services
-    ada, _ = await one.create_player("Ada")
+    ada, token = await one.create_player("Ada")
     created = await one.create_match(ada, difficulty="easy")
     live = await one.cache.get(created.meta.match_id)
     while live.state.to_act == 0:
         await one.act(live, 0, None, live.meta.version, live.state.legal_actions(0)[0].to_wire())
-    return services, live
+    return services, live, token
 
 
 async def computers_turn_over(clock: FakeClock, live) -> None:
@@ -60,7 +61,7 @@ async def computers_turn_over(clock: FakeClock, live) -> None:
 
 async def test_a_replica_that_loads_a_match_just_written_leaves_the_computers_turn_to_the_writer():
     clock = FakeClock()
-    [(one, one_bots), (two, two_bots)], live = await replicas(clock)
+    [(one, one_bots), (two, two_bots)], live, _ = await replicas(clock)
     other = await two.cache.get(live.match_id)  # a player's hello through the other replica
     await clock.settle()
     await computers_turn_over(clock, live)
@@ -75,7 +76,7 @@ async def test_a_replica_that_loads_a_match_just_written_leaves_the_computers_tu
 
 async def test_when_the_writer_is_gone_the_replica_plays_the_turn_after_the_grace():
     clock = FakeClock()
-    [(one, _), (two, two_bots)], live = await replicas(clock)
+    [(one, _), (two, two_bots)], live, _ = await replicas(clock)
     version = live.meta.version
     await one.close()  # the process that wrote the match died before the computer's move
     other = await two.cache.get(live.match_id)
@@ -93,7 +94,7 @@ async def test_the_person_acting_on_the_replica_gets_the_computers_reply_after_t
     """The replica's own write schedules the reply at once: a wait left by the load does not
     hold it back."""
     clock = FakeClock()
-    [(one, _), (two, two_bots)], live = await replicas(clock)
+    [(one, _), (two, two_bots)], live, _ = await replicas(clock)
     other = await two.cache.get(live.match_id)
     await clock.settle()
     await computers_turn_over(clock, live)
@@ -108,7 +109,7 @@ async def test_the_person_acting_on_the_replica_gets_the_computers_reply_after_t
 
 async def test_a_turn_a_restart_interrupted_resumes_after_the_usual_pause():
     clock = FakeClock()
-    [(one, _), (two, two_bots)], live = await replicas(clock)
+    [(one, _), (two, two_bots)], live, _ = await replicas(clock)
     version = live.meta.version
     await one.close()
     await clock.advance(PAUSE + RESUME_GRACE)  # the match was written a while ago
@@ -116,4 +117,18 @@ async def test_a_turn_a_restart_interrupted_resumes_after_the_usual_pause():
     await clock.settle()
     await clock.advance(PAUSE)
     assert two_bots.chosen == 1 and other.meta.version == version + 1
+    await two.close()
+
+
+async def test_hellos_through_the_replica_leave_the_turn_to_the_writer_too():
+    clock = FakeClock()
+    [(one, one_bots), (two, two_bots)], live, token = await replicas(clock)
+    other, seat = await two.open(live.match_id, token)  # loads the match: waits out the grace
+    await two.open(live.match_id, token)  # held now: starts no turn of its own either
+    await clock.settle()
+    assert seat == 0 and other.bot_task is None and len(two.computer._watched) == 1
+    await computers_turn_over(clock, live)
+    await clock.advance(PAUSE + RESUME_GRACE)
+    assert one_bots.chosen >= 1 and two_bots.chosen == 0
+    await one.close()
     await two.close()
