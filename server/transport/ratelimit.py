@@ -27,7 +27,7 @@ def describe(item: RateLimitItem) -> str:
 
 class RestLimiter:
     def __init__(self, rates: dict[str, str], storage: Storage | None = None) -> None:
-        self.storage = storage or WindowCounts()
+        self.storage = storage if storage is not None else WindowCounts()
         self.limiter = FixedWindowRateLimiter(self.storage)
         self.items = {name: parse(rate) for name, rate in rates.items()}
 
