@@ -50,6 +50,7 @@ from .notify import CHANNEL
 from .pg_connection import OwnConnection
 from .repository import SqlStore
 from .sqlite_lock import write_lock
+from .sqlite_read import Busy, SqliteRead
 from .sqlite_writer import INLINE_MAX, SqliteWriter
 
 log = logging.getLogger("server.storage.group_commit")
@@ -112,11 +113,18 @@ class GroupCommitStore(SqlStore):
         self.changes = 0
         self._catch_up = PostgresCatchUp(engine) if engine.dialect.name == "postgresql" else None
         """On Postgres, the reads of replicas catching up on each other's moves (:mod:`.catch_up`)."""
+        self._read = SqliteRead(self._sqlite_file, engine.dialect) if self._sqlite_file is not None else None
+        """On SQLite, a match's read in one step on the loop's thread (:mod:`.sqlite_read`)."""
 
     async def load_match_after(self, match_id: str, seq: int) -> tuple[MatchMeta, list[StoredAction]] | None:
-        if self._catch_up is None:
-            return await super().load_match_after(match_id, seq)
-        return await self._catch_up.load_match_after(match_id, seq)
+        if self._catch_up is not None:
+            return await self._catch_up.load_match_after(match_id, seq)
+        if self._read is not None and not self._closed:
+            try:
+                return self._read.load_match_after(match_id, seq)
+            except Busy:
+                pass  # read through the engine, which waits for the file
+        return await super().load_match_after(match_id, seq)
 
     async def commit(self, change: Change) -> bool:
         if self._closed:
@@ -140,6 +148,8 @@ class GroupCommitStore(SqlStore):
                 await self._writer
         if self.sqlite is not None:
             await self.sqlite.close()
+        if self._read is not None:
+            self._read.close()
         await self._pg.close()
         if self._catch_up is not None:
             await self._catch_up.close()
