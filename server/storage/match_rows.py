@@ -1,16 +1,17 @@
 """Reading match rows as :class:`MatchMeta`: the one statement (the match with both seats'
-names) and the one conversion, shared by the repository's parts."""
+names) and the one conversion, shared by the repository's parts; and the statement of a match's
+actions after a sequence number."""
 
 from __future__ import annotations
 
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, Row, func, select
+from sqlalchemy import ColumnElement, Row, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.service.ports import MatchMeta
 
-from .models import MATCHES, PLAYERS, Match
+from .models import MATCHES, PLAYERS, Match, MatchAction
 
 
 def meta_of(m: Match, name0: str, name1: str | None) -> MatchMeta:
@@ -55,6 +56,22 @@ META_QUERY = (
     .join_from(MATCHES, _p0, MATCHES.c.seat0_id == _p0.c.id)
     .outerjoin(_p1, MATCHES.c.seat1_id == _p1.c.id)
 )
+
+
+ACTIONS_AFTER = (
+    select(
+        MatchAction.seq,
+        MatchAction.seat,
+        MatchAction.action,
+        MatchAction.client_id,
+        MatchAction.version,
+        MatchAction.created_at,
+    )
+    .where(MatchAction.match_id == bindparam("match_id"), MatchAction.seq > bindparam("after"))
+    .order_by(MatchAction.seq)
+)
+"""A match's actions after a sequence number, oldest first: :class:`StoredAction`'s fields in
+order (``match_id``, ``after``)."""
 
 
 def meta_row(row: Row[Any]) -> MatchMeta:

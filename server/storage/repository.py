@@ -29,8 +29,8 @@ from .accounts_models import SESSIONS
 from .accounts_store import AccountsSql, _session_values
 from .engine import session_factory, store_unreachable
 from .ladder_sql import LadderSql
-from .match_rows import META_QUERY, meta_row, newest_first
-from .models import ACTIONS, HANDS, MATCHES, HandRecord, Match, MatchAction, Player
+from .match_rows import ACTIONS_AFTER, META_QUERY, meta_row, newest_first
+from .models import ACTIONS, HANDS, MATCHES, HandRecord, Match, Player
 from .ratings_sql import RatingsSql
 from .seeks_sql import SeeksSql
 
@@ -114,13 +114,13 @@ class SqlStore(AccountsSql, RatingsSql, SeeksSql, LadderSql):
             row = (await conn.execute(META_QUERY.where(MATCHES.c.id == match_id))).one_or_none()
             if row is None:
                 return None
-            actions = (await conn.execute(_ACTIONS_QUERY, {"match_id": match_id, "after": seq})).all()
+            actions = (await conn.execute(ACTIONS_AFTER, {"match_id": match_id, "after": seq})).all()
         meta = meta_row(row)
         # The two reads may see different commits (each statement of a Postgres READ COMMITTED
         # transaction takes its own snapshot): an action committed between them is newer than
         # the row. Keep the actions up to the row's version, so the pair is one moment of the
         # match; a version read torn apart once showed a seat a turn it did not have.
-        # _ACTIONS_QUERY reads StoredAction's fields, in order.
+        # ACTIONS_AFTER reads StoredAction's fields, in order.
         return meta, [new_stored_action(*a) for a in actions if a.version <= meta.version]
 
     async def commit(self, change: Change) -> bool:
@@ -370,18 +370,6 @@ _COUNT_QUERY = (
 # Built once: built per call, ``in_(a_list)`` leaves its bound parameters in reference cycles
 # (every hello asks), which a freeze of the collector could catch alive.
 _VERSIONS_QUERY = select(Match.id, Match.version).where(Match.id.in_(bindparam("ids", expanding=True)))
-_ACTIONS_QUERY = (
-    select(
-        MatchAction.seq,
-        MatchAction.seat,
-        MatchAction.action,
-        MatchAction.client_id,
-        MatchAction.version,
-        MatchAction.created_at,
-    )
-    .where(MatchAction.match_id == bindparam("match_id"), MatchAction.seq > bindparam("after"))
-    .order_by(MatchAction.seq)
-)
 _UPDATE_MATCH = (
     update(MATCHES)
     .where(MATCHES.c.id == bindparam("_id"), MATCHES.c.version == bindparam("_expected"))

@@ -20,14 +20,14 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import Select, bindparam, select
+from sqlalchemy import Select, bindparam
 from sqlalchemy.engine import Dialect
 
 from server.service.ports import MatchMeta, StoredAction, new_stored_action
 
 from .engine import sqlite_on_connect
-from .match_rows import META_QUERY, meta_of
-from .models import MATCHES, MatchAction
+from .match_rows import ACTIONS_AFTER, META_QUERY, meta_of
+from .models import MATCHES
 
 
 class Busy(Exception):
@@ -35,18 +35,6 @@ class Busy(Exception):
 
 
 _META = META_QUERY.where(MATCHES.c.id == bindparam("match_id"))
-_ACTIONS = (
-    select(
-        MatchAction.seq,
-        MatchAction.seat,
-        MatchAction.action,
-        MatchAction.client_id,
-        MatchAction.version,
-        MatchAction.created_at,
-    )
-    .where(MatchAction.match_id == bindparam("match_id"), MatchAction.seq > bindparam("after"))
-    .order_by(MatchAction.seq)
-)
 
 
 class _Statement:
@@ -79,7 +67,7 @@ class SqliteRead:
     def __init__(self, path: Path, dialect: Dialect) -> None:
         self.path = path
         self.meta = _Statement(_META, dialect)
-        self.actions = _Statement(_ACTIONS, dialect)
+        self.actions = _Statement(ACTIONS_AFTER, dialect)
         self.conn: sqlite3.Connection | None = None
 
     def load_match_after(self, match_id: str, seq: int) -> tuple[MatchMeta, list[StoredAction]] | None:
