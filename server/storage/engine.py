@@ -224,3 +224,23 @@ def _upgrade(connection: Connection, revision: str) -> None:
     cfg = alembic_config()
     cfg.attributes["connection"] = connection
     command.upgrade(cfg, revision)
+
+
+def own_connection(path: Path, timeout: float, cached_statements: int = 128) -> sqlite3.Connection:
+    """A raw sqlite3 connection to the file at ``path`` set up as the engine's are, waiting
+    ``timeout`` seconds for a lock (its own ``busy_timeout``, not the engine's), for the group
+    commit's writer and reader (``cached_statements``: sqlite3's own default unless given)."""
+    conn = sqlite3.connect(
+        str(path),
+        timeout=timeout,
+        isolation_level=None,
+        check_same_thread=False,
+        cached_statements=cached_statements,
+    )
+    try:
+        sqlite_on_connect(conn, None)
+        conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
+    except BaseException:
+        conn.close()
+        raise
+    return conn

@@ -25,7 +25,7 @@ from sqlalchemy.engine import Dialect
 
 from server.service.ports import MatchMeta, StoredAction, new_stored_action
 
-from .engine import sqlite_on_connect
+from .engine import own_connection
 from .match_rows import ACTIONS_AFTER, META_QUERY, meta_of
 from .models import MATCHES
 
@@ -76,7 +76,7 @@ class SqliteRead:
         try:
             conn = self.conn
             if conn is None:
-                conn = self.conn = self._connect()
+                conn = self.conn = own_connection(self.path, 0.0)
             conn.execute("BEGIN")  # both reads in one snapshot
             try:
                 metas = self.meta.rows(conn, match_id=match_id)
@@ -92,16 +92,6 @@ class SqliteRead:
         row = SimpleNamespace(**dict(zip(self.meta.names, metas[0], strict=True)))
         meta = meta_of(row, row.name0, row.name1)  # type: ignore[arg-type]
         return meta, [new_stored_action(*a) for a in actions]
-
-    def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(str(self.path), timeout=0.0, isolation_level=None, check_same_thread=False)
-        try:
-            sqlite_on_connect(conn, None)
-            conn.execute("PRAGMA busy_timeout=0")
-        except BaseException:
-            conn.close()
-            raise
-        return conn
 
     def close(self) -> None:
         if self.conn is not None:

@@ -39,7 +39,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .batch_sql import MAX_STATEMENTS, BatchSql, Rows
-from .engine import sqlite_on_connect
+from .engine import own_connection
 
 INLINE_MAX = 4
 """The largest batch written on the loop's thread by default (``GINRUMMY_SQLITE_INLINE``)."""
@@ -165,20 +165,7 @@ class SqliteWriter:
         return ok
 
     def _connect(self, timeout: float) -> sqlite3.Connection:
-        conn = sqlite3.connect(
-            str(self.path),
-            timeout=timeout,
-            isolation_level=None,
-            check_same_thread=False,
-            cached_statements=MAX_STATEMENTS,
-        )
-        try:
-            sqlite_on_connect(conn, None)
-            conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")  # its own, not the engine's
-        except BaseException:
-            conn.close()
-            raise
-        return conn
+        return own_connection(self.path, timeout, cached_statements=MAX_STATEMENTS)
 
     async def close(self) -> None:
         if self.inline is not None:
