@@ -74,15 +74,19 @@ def test_selecting_a_card_moves_nothing(site, new_page, device):
     page = new_page(**device)
     open_scripted(page, site, knock_chance_view())
     expect(hand_cards(page)).to_have_count(11)
+    # Every layout shift from here on, with when it began and what moved (to say why if it fails).
     page.evaluate(
-        """() => { window.__shift = 0; new PerformanceObserver((l) => { for (const e of l.getEntries())
-        window.__shift += e.value; }).observe({ type: "layout-shift", buffered: false }); }"""
+        """() => { window.__shifts = []; new PerformanceObserver((l) => { for (const e of l.getEntries())
+        window.__shifts.push({ at: e.startTime, value: e.value, moved: e.sources.map((s) => s.node
+        ? (s.node.id || String(s.node.className || s.node.nodeName)) : "?") }); })
+        .observe({ type: "layout-shift", buffered: false }); }"""
     )
     boxes = lambda: page.evaluate(  # noqa: E731
         """() => Object.fromEntries([...document.querySelectorAll('.my-area, .hand, .actions, .piles, .hand-card')]
         .map((e) => { const r = e.getBoundingClientRect(); return [e.dataset.card || e.className.split(' ')[0], [r.x, r.y, r.width, r.height]]; }))"""
     )
     before = boxes()
+    selected_at = page.evaluate("performance.now()")
     ace = page.get_by_role("button", name=re.compile("^ace of spades"))
     ace.click()
     expect(ace).to_have_attribute("aria-pressed", "true")
@@ -92,7 +96,10 @@ def test_selecting_a_card_moves_nothing(site, new_page, device):
     before.pop("As")
     after.pop("As")
     assert after == before
-    assert page.evaluate("window.__shift") == 0
+    # A shift before the selection is the table's first layout still settling on a loaded
+    # machine (seen once in CI at 1280), not the selection's doing.
+    shifts = page.evaluate("window.__shifts")
+    assert [x for x in shifts if x["at"] >= selected_at] == [], shifts
     shot(page, f"card-selected-{device['viewport']['width']}")
 
 
