@@ -8,7 +8,8 @@ server, starts it again on the same port and database, and waits until every pla
 an action acknowledged by the new process. Then it checks every acknowledged action against
 the final record of its match. It prints: actions acknowledged before and after, lost actions,
 seconds from the kill until health checks pass, and until 50/90/99/100% of the players are
-back, and the errors after the restart. ``tests/scale/test_kill.py`` runs it small and holds it
+back, how health probes fared meanwhile (:mod:`server.bench.health_probe`), and the errors
+after the restart. ``tests/scale/test_kill.py`` runs it small and holds it
 to 0 lost, every match resumed, no traceback.
 """
 
@@ -24,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from server.bench import load
+from server.bench import health_probe, load
 
 BACK = (0.5, 0.9, 0.99, 1.0)
 """Fractions of the players whose return is timed."""
@@ -79,14 +80,18 @@ async def kill_and_restart(
             restarted = load.start_server(database_url, log_dir, env, port=port)
             await load.wait_healthy(restarted.url, restarted.process)
             out["healthy_after_s"] = time.perf_counter() - killed_at
-            back: dict[float, float] = {}
-            deadline = time.perf_counter() + wait
-            while len(back) < len(BACK) and time.perf_counter() < deadline:
-                n = sum(1 for p in players if p.acks_by_phase["after"])
-                for q in BACK:
-                    if q not in back and n >= q * matches:
-                        back[q] = time.perf_counter() - killed_at
-                await asyncio.sleep(0.02)
+            prober = await asyncio.to_thread(health_probe.start, restarted.url)
+            try:
+                back: dict[float, float] = {}
+                deadline = time.perf_counter() + wait
+                while len(back) < len(BACK) and time.perf_counter() < deadline:
+                    n = sum(1 for p in players if p.acks_by_phase["after"])
+                    for q in BACK:
+                        if q not in back and n >= q * matches:
+                            back[q] = time.perf_counter() - killed_at
+                    await asyncio.sleep(0.02)
+            finally:
+                out["probes_s"] = await asyncio.to_thread(health_probe.stop, prober)
             out["back_after_s"] = {f"{q:.0%}": back.get(q) for q in BACK}
             out["players_back"] = sum(1 for p in players if p.acks_by_phase["after"])
             await asyncio.sleep(play_on)
@@ -129,6 +134,7 @@ def format_report(r: dict[str, Any], database: str) -> str:
             + (f" e.g. {r['lost_examples']}" if r["lost_examples"] else ""),
             f"serving again {r['healthy_after_s']:.1f} s after the kill; players back "
             f"(an action acknowledged by the new process): {back}",
+            health_probe.report(r["probes_s"]),
             f"errors after: {r['errors_after'] or 'none'}; stuck players: {r['stuck_players']}; "
             f"failures: {len(r['failures'])}; tracebacks in the server log: {r['server_tracebacks']}",
             *r.get("traceback_lines", []),
