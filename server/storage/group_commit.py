@@ -40,7 +40,8 @@ import asyncpg
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from server.service.ports import Change, MatchMeta, StoredAction
+from server.service.ladder_ports import BotRecord
+from server.service.ports import Change, MatchMeta, PlayerRecord, StoredAction
 
 from . import engine as engine_module
 from .batch_sql import MAX_BATCH, BatchSql, Rows
@@ -119,12 +120,26 @@ class GroupCommitStore(SqlStore):
     async def load_match_after(self, match_id: str, seq: int) -> tuple[MatchMeta, list[StoredAction]] | None:
         if self._catch_up is not None:
             return await self._catch_up.load_match_after(match_id, seq)
-        if self._read is not None and not self._closed:
-            try:
-                return self._read.load_match_after(match_id, seq)
-            except Busy:
-                pass  # read through the engine, which waits for the file
+        if (read := self._one_step()) is not None:
+            with contextlib.suppress(Busy):  # else through the engine, which waits for the file
+                return read.load_match_after(match_id, seq)
         return await super().load_match_after(match_id, seq)
+
+    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
+        if (read := self._one_step()) is not None:
+            with contextlib.suppress(Busy):
+                return read.player_by_token_hash(token_hash)
+        return await super().player_by_token_hash(token_hash)
+
+    async def bots(self, player_ids: list[str]) -> dict[str, BotRecord]:
+        if player_ids and (read := self._one_step()) is not None:
+            with contextlib.suppress(Busy):
+                return read.bots(player_ids)
+        return await super().bots(player_ids)
+
+    def _one_step(self) -> SqliteRead | None:
+        """The one-step reader, on SQLite while the store is open."""
+        return None if self._closed else self._read
 
     async def commit(self, change: Change) -> bool:
         if self._closed:

@@ -43,6 +43,8 @@ _BOT_COLUMNS = (BotAccount.player_id, BotAccount.owner, BotAccount.description, 
 # Built once: built per call, ``in_(a_list)`` leaves its bound parameters in reference cycles
 # (every match's start asks), which a freeze of the collector could catch alive.
 _BOTS_QUERY = select(*_BOT_COLUMNS).where(BotAccount.player_id.in_(bindparam("ids", expanding=True)))
+BOT_BY_ID = select(*_BOT_COLUMNS).where(BotAccount.player_id == bindparam("player_id"))
+"""One bot account (the one-step SQLite read asks for each seat in turn)."""
 
 
 class _Moved(Exception):

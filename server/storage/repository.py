@@ -76,7 +76,7 @@ class SqlStore(AccountsSql, RatingsSql, SeeksSql, LadderSql):
 
     async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
         async with self.engine.connect() as conn:  # (every hello of a new socket may ask)
-            row = (await conn.execute(_PLAYER_QUERY, {"token_hash": token_hash})).one_or_none()
+            row = (await conn.execute(PLAYER_BY_TOKEN, {"token_hash": token_hash})).one_or_none()
         return None if row is None else PlayerRecord(*row)
 
     # --- matches ------------------------------------------------------------------------------
@@ -353,7 +353,7 @@ ROW_COLUMNS = (
     "rematch",
 )
 # Read statements built once: building them per call cost as much CPU as running them.
-_PLAYER_QUERY = (
+PLAYER_BY_TOKEN = (
     select(Player.id, Player.name, SESSIONS.c.token_hash, Player.created_at)
     .join(SESSIONS, SESSIONS.c.player_id == Player.id)
     .where(SESSIONS.c.token_hash == bindparam("token_hash"))

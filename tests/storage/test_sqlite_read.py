@@ -1,12 +1,14 @@
-"""On SQLite the group commit reads a match in one step on a connection of its own
-(server/storage/sqlite_read.py): the same values as the engine's read, whatever the columns hold
-(times, JSON, flags), and the engine's read when the file cannot be read at once."""
+"""On SQLite the group commit reads what a hello needs (the match, the player by token, the seats'
+bot accounts) in one step each on a connection of its own (server/storage/sqlite_read.py): the
+same values as the engine's reads, whatever the columns hold (times, JSON, flags), and the
+engine's reads when the file cannot be read at once."""
 
 from __future__ import annotations
 
 import sqlite3
 
 from server.service import MatchService
+from server.service.players import hash_token
 from server.service.timecontrol import TimeControl
 from server.storage import SqlStore, create_engine, upgrade
 from server.storage.group_commit import GroupCommitStore
@@ -14,13 +16,17 @@ from server.storage.group_commit import GroupCommitStore
 
 async def played(tmp_path):
     """A SQLite file with matches of every kind of row: against the computer part-played, a
-    timed rated match between two people resigned with a rematch offered, and one waiting."""
+    timed rated match between two people resigned with a rematch offered, and one waiting;
+    and a bot account. Returns the engine, an open store, the match ids and the players'
+    (id, token) pairs, the bot's last."""
     engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'read.db'}")
     await upgrade(engine)
     store = GroupCommitStore(engine)
     service = MatchService(store, bot_delay=0)
-    ada, _ = await service.create_player("Ada")
-    bob, _ = await service.create_player("Bob")
+    ada, ada_token = await service.create_player("Ada")
+    bob, bob_token = await service.create_player("Bob")
+    bot, bot_token, _ = await service.bots.create("Botty", "ada@example.org", "plays its first card")
+    players = [(p.player_id, t) for p, t in ((ada, ada_token), (bob, bob_token), (bot, bot_token))]
     ids = []
     computer = await service.create_match(ada, difficulty="easy")
     live = await service.cache.get(computer.meta.match_id)
@@ -49,12 +55,25 @@ async def played(tmp_path):
     waiting = await service.create_match(bob, opponent="human", public=True)
     ids.append(waiting.meta.match_id)
     await service.close()
-    return engine, store, ids
+    return engine, store, ids, players
 
 
 async def test_the_read_in_one_step_gives_what_the_engines_read_gives(tmp_path):
-    engine, store, ids = await played(tmp_path)
+    engine, store, ids, players = await played(tmp_path)
     try:
+        engines_store = SqlStore(engine)
+        # Not through the engine: the store's own connection answers.
+        store.engine = None
+        for _, token in players:
+            ours = await store.player_by_token_hash(hash_token(token))
+            assert ours == await engines_store.player_by_token_hash(hash_token(token)) and ours is not None
+            assert ours.created_at.tzinfo is not None
+        assert await store.player_by_token_hash(hash_token("no such token")) is None
+        everyone = [p for p, _ in players] + ["p_nobody"]
+        for ids_asked in (everyone, everyone[:2], everyone[2:], []):
+            assert await store.bots(ids_asked) == await engines_store.bots(ids_asked)
+        assert list(await store.bots(everyone)) == [players[2][0]]
+        store.engine = engine
         for match_id in ids:
             for seq in (0, 3):
                 ours = await store.load_match_after(match_id, seq)
@@ -71,7 +90,7 @@ async def test_the_read_in_one_step_gives_what_the_engines_read_gives(tmp_path):
 
 
 async def test_a_file_that_cannot_be_read_at_once_is_read_through_the_engine(tmp_path):
-    engine, store, ids = await played(tmp_path)
+    engine, store, ids, players = await played(tmp_path)
 
     class Refusing:
         in_transaction = False
@@ -83,9 +102,17 @@ async def test_a_file_that_cannot_be_read_at_once_is_read_through_the_engine(tmp
             pass
 
     try:
-        expected = await SqlStore(engine).load_match(ids[1])
+        engines_store = SqlStore(engine)
+        expected = await engines_store.load_match(ids[1])
+        token_hash, bot_id = hash_token(players[0][1]), players[2][0]
+        player, bots = (
+            await engines_store.player_by_token_hash(token_hash),
+            await engines_store.bots([bot_id]),
+        )
         store._read.conn = Refusing()
         assert await store.load_match(ids[1]) == expected
+        assert await store.player_by_token_hash(token_hash) == player and player is not None
+        assert await store.bots([bot_id]) == bots and bots
     finally:
         await store.close()
         await engine.dispose()
