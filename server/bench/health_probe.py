@@ -1,6 +1,7 @@
 """``python -m server.bench health_probe URL``: probe ``URL/healthz`` as an orchestrator would
 (a new connection every ``EVERY`` seconds, ``TIMEOUT`` seconds to answer) until SIGTERM or
-Ctrl-C, then print each probe's seconds to a 200 as a JSON list (null: failed or timed out).
+Ctrl-C, then print each probe's seconds to a 200 as a JSON list (or, for a failed one, the status it
+got or the error's name).
 
 A process of its own, so a busy load generator's event loop does not slow the probes it
 measures (the restart benchmark runs one while its players come back)."""
@@ -8,6 +9,7 @@ measures (the restart benchmark runs one while its players come back)."""
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import signal
 import subprocess
@@ -23,19 +25,26 @@ TIMEOUT = 10.0
 """Seconds a probe waits for its answer before it counts as failed."""
 
 
-def probe(url: str, stop: threading.Event) -> list[float | None]:
-    seconds: list[float | None] = []
+Probe = float | str
+"""A probe's seconds to a 200, or why it failed: the status it got, else the error's name."""
+
+
+def probe(url: str, stop: threading.Event) -> list[Probe]:
+    probes: list[Probe] = []
     while not stop.is_set():
         started = time.perf_counter()
-        ok = False
+        outcome: Probe
         try:
             with urllib.request.urlopen(url + "/healthz", timeout=TIMEOUT) as r:
-                ok = r.status == 200
-        except (OSError, urllib.error.URLError):
-            pass  # refused, reset, timed out or not 200: a failed probe
-        seconds.append(time.perf_counter() - started if ok else None)
+                outcome = time.perf_counter() - started if r.status == 200 else str(r.status)
+        except urllib.error.HTTPError as e:
+            outcome = str(e.code)
+        except OSError as e:  # refused, reset, timed out
+            reason = e.reason if isinstance(e, urllib.error.URLError) else e
+            outcome = type(reason).__name__
+        probes.append(outcome)
         stop.wait(EVERY)
-    return seconds
+    return probes
 
 
 READY = b"probing\n"
@@ -54,21 +63,23 @@ def start(url: str) -> subprocess.Popen[bytes]:
     return process
 
 
-def stop(process: subprocess.Popen[bytes]) -> list[float | None]:
+def stop(process: subprocess.Popen[bytes]) -> list[Probe]:
     process.terminate()
     out, _ = process.communicate(timeout=TIMEOUT + 5)
-    figures: list[float | None] = json.loads(out)
+    figures: list[Probe] = json.loads(out)
     return figures
 
 
-def report(probes: list[float | None]) -> str:
-    answered = sorted(s for s in probes if s is not None)
+def report(probes: list[Probe]) -> str:
+    answered = sorted(p for p in probes if isinstance(p, float))
+    failed = collections.Counter(p for p in probes if isinstance(p, str))
+    why = " (" + ", ".join(f"{n} {reason}" for reason, n in sorted(failed.items())) + ")" if failed else ""
     head = f"health probes while the players came back: {len(probes)}"
     if not answered:
-        return head + ", none answered"
+        return f"{head}, none answered{why}"
     return (
         f"{head}, median {answered[len(answered) // 2] * 1000:.0f} ms, slowest {answered[-1] * 1000:.0f} ms, "
-        f"over 1 s: {sum(1 for s in answered if s > 1)}, failed: {len(probes) - len(answered)}"
+        f"over 1 s: {sum(1 for s in answered if s > 1)}, failed: {sum(failed.values())}{why}"
     )
 
 

@@ -8,7 +8,7 @@ server, starts it again on the same port and database, and waits until every pla
 an action acknowledged by the new process. Then it checks every acknowledged action against
 the final record of its match. It prints: actions acknowledged before and after, lost actions,
 seconds from the kill until health checks pass, and until 50/90/99/100% of the players are
-back, how health probes fared meanwhile (:mod:`server.bench.health_probe`), and the errors
+back (and the new server's CPU seconds by each of those moments), how health probes fared meanwhile (:mod:`server.bench.health_probe`), and the errors
 after the restart. ``tests/scale/test_kill.py`` runs it small and holds it
 to 0 lost, every match resumed, no traceback.
 """
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from server.bench import health_probe, load
+from server.bench.load import measure
 
 BACK = (0.5, 0.9, 0.99, 1.0)
 """Fractions of the players whose return is timed."""
@@ -83,16 +84,21 @@ async def kill_and_restart(
             prober = await asyncio.to_thread(health_probe.start, restarted.url)
             try:
                 back: dict[float, float] = {}
+                cpu: dict[float, float | None] = {}
+                assert restarted.process is not None  # (as above)
+                pid = restarted.process.pid
                 deadline = time.perf_counter() + wait
                 while len(back) < len(BACK) and time.perf_counter() < deadline:
                     n = sum(1 for p in players if p.acks_by_phase["after"])
                     for q in BACK:
                         if q not in back and n >= q * matches:
                             back[q] = time.perf_counter() - killed_at
+                            cpu[q] = measure.cpu_seconds(pid)
                     await asyncio.sleep(0.02)
             finally:
-                out["probes_s"] = await asyncio.to_thread(health_probe.stop, prober)
+                out["probes"] = await asyncio.to_thread(health_probe.stop, prober)
             out["back_after_s"] = {f"{q:.0%}": back.get(q) for q in BACK}
+            out["cpu_by_then_s"] = {f"{q:.0%}": cpu.get(q) for q in BACK}
             out["players_back"] = sum(1 for p in players if p.acks_by_phase["after"])
             await asyncio.sleep(play_on)
 
@@ -125,6 +131,7 @@ def format_report(r: dict[str, Any], database: str) -> str:
     back = ", ".join(
         f"{q} {s:.1f} s" if s is not None else f"{q} never" for q, s in r["back_after_s"].items()
     )
+    cpu = ", ".join(f"{q} {s:.1f} s" for q, s in r["cpu_by_then_s"].items() if s is not None)
     return "\n".join(
         [
             f"restart: {r['matches']} matches vs the computer (normal), database {database}, "
@@ -134,7 +141,8 @@ def format_report(r: dict[str, Any], database: str) -> str:
             + (f" e.g. {r['lost_examples']}" if r["lost_examples"] else ""),
             f"serving again {r['healthy_after_s']:.1f} s after the kill; players back "
             f"(an action acknowledged by the new process): {back}",
-            health_probe.report(r["probes_s"]),
+            f"the new server's CPU by then: {cpu or 'not measured'}",
+            health_probe.report(r["probes"]),
             f"errors after: {r['errors_after'] or 'none'}; stuck players: {r['stuck_players']}; "
             f"failures: {len(r['failures'])}; tracebacks in the server log: {r['server_tracebacks']}",
             *r.get("traceback_lines", []),
