@@ -67,6 +67,26 @@ async def test_the_scale_mode_runs_on_postgres_with_two_replicas(postgres_admin:
     assert "on postgres, 2 server process(es)" in text
 
 
+async def test_the_scale_mode_can_open_each_socket_on_the_other_replica(postgres_admin: str):
+    opts = ScaleOptions(
+        levels=[4],
+        think=0.2,
+        duration=1.0,
+        warmup=0.5,
+        database="postgres",
+        servers=2,
+        cross=True,
+        postgres_admin=postgres_admin,
+    )
+    report = await run_scale(opts)
+    (r,) = report["runs"]
+    assert r["setup_failures"] == 0 and not r["failures"] and not r["errors"], r
+    assert r["acked"] > 0 and r["connections"] == 4
+    # Each match is created on one replica and played on the other, so both hold it.
+    assert r["live_matches"] == 2 * r["matches"] == 8
+    assert "each socket on another replica than its player's REST calls" in format_scale(report)
+
+
 def _row(matches: int, cpu_ms: float) -> dict:
     return {
         "variant": "v",

@@ -58,6 +58,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--rounds", type=int, default=1, help="scale mode: rounds of every level and variant")
     p.add_argument("--warmup", type=float, help="scale mode: seconds of play before the window")
     p.add_argument("--per-client", type=int, default=2500, help="scale mode: players per load process")
+    p.add_argument(
+        "--cross",
+        action="store_true",
+        help="scale mode, with --servers 2 or more: each player's socket on another replica than its REST calls",
+    )
     p.add_argument("--serve-echo", type=int, help=argparse.SUPPRESS)
     p.add_argument("--measure-memory", type=int, help=argparse.SUPPRESS)
     return p
@@ -135,6 +140,9 @@ def _scale(args: argparse.Namespace) -> int:
     if not 1 <= args.servers <= 4 or (args.servers > 1 and args.database != "postgres"):
         print("error: --servers 1-4, more than one only with --database postgres", file=sys.stderr)
         return 2
+    if args.cross and args.servers < 2:
+        print("error: --cross needs --servers 2 or more", file=sys.stderr)
+        return 2
     opts = ScaleOptions(
         levels=levels,
         think=args.think,
@@ -147,6 +155,7 @@ def _scale(args: argparse.Namespace) -> int:
         seed=args.seed,
         database=args.database,
         servers=args.servers,
+        cross=args.cross,
         postgres_admin=args.postgres_admin,
     )
     report = asyncio.run(run_scale(opts))

@@ -95,6 +95,9 @@ class Player:
         self.finished: set[str] = set()
         self.done = False
         self.failure: str | None = None
+        self.socket_base = base
+        """The server to open the socket on (another replica than ``base``, which serves the
+        REST calls, for a balancer without stickiness)."""
         self.urls = [base]
         """Servers to reconnect to, tried in turn, when the socket drops."""
         self.reconnect_for = 0.0
@@ -120,7 +123,7 @@ class Player:
     async def setup(self) -> None:
         data = await self._post("/api/players", {"name": f"Load {self.index}"})
         self.token = data["token"]
-        self.ws = await self._connect(self.base)
+        self.ws = await self._connect(self.socket_base)
         await self.new_match()
 
     async def _connect(self, base: str) -> aiohttp.ClientWebSocketResponse:

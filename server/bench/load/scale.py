@@ -87,13 +87,18 @@ class ScaleOptions:
     servers: int = 1
     """Server processes (replicas on one Postgres database when more than one); each match's
     player is on one of them, the players spread evenly."""
+    cross: bool = False
+    """With replicas: each player's socket on the next replica, its REST calls (its matches'
+    creation) on its own, as behind a balancer without stickiness."""
     postgres_admin: str = DEFAULT_POSTGRES_ADMIN
 
 
-async def _client(url: str, first: int, count: int, opts: ScaleOptions) -> asyncio.subprocess.Process:
+async def _client(
+    url: str, socket_url: str, first: int, count: int, opts: ScaleOptions
+) -> asyncio.subprocess.Process:
     args = [
         "-m", "server.bench.load.scale_client", url, "--first", str(first), "--count", str(count),
-        "--think", str(opts.think), "--seed", str(opts.seed),
+        "--think", str(opts.think), "--seed", str(opts.seed), "--socket-url", socket_url,
     ]  # fmt: skip
     if not opts.deflate:
         args.append("--no-deflate")
@@ -134,7 +139,7 @@ async def run_level(matches: int, variant: Variant, opts: ScaleOptions, log_dir:
             rss_before = _total(rss_bytes(p) for p in pids)
             started = time.perf_counter()
             clients = [
-                await _client(servers[i].url, f, n, opts)
+                await _client(servers[i].url, servers[(i + opts.cross) % len(servers)].url, f, n, opts)
                 for i, f, n in shares(matches, len(servers), opts.per_client)
             ]
             for c in clients:
@@ -380,7 +385,9 @@ def format_scale(report: dict[str, Any]) -> str:
     o = report["options"]
     lines = [
         f"scale: {', '.join(map(str, o['levels']))} live matches vs the computer on {o['database']}, "
-        f"{o['servers']} server process(es), think {o['think']} s, "
+        f"{o['servers']} server process(es)"
+        + (", each socket on another replica than its player's REST calls" if o.get("cross") else "")
+        + f", think {o['think']} s, "
         f"window {o['duration']} s, {o['rounds']} round(s), deflate offered: {o['deflate']}; "
         f"variants interleaved: {', '.join(v['name'] for v in o['variants'])}",
         "matches variant    live   acked/s  server CPU per action  cores  ack latency  GC pauses  memory",

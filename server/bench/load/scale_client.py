@@ -28,7 +28,9 @@ async def _line() -> str:
     return await asyncio.to_thread(sys.stdin.readline)
 
 
-async def drive(url: str, first: int, count: int, think: float, deflate: bool, seed: int) -> dict[str, Any]:
+async def drive(
+    url: str, first: int, count: int, think: float, deflate: bool, seed: int, socket_url: str | None = None
+) -> dict[str, Any]:
     # This process's own collector pauses would show up as server latency.
     gc.collect()
     gc.freeze()
@@ -55,6 +57,7 @@ async def drive(url: str, first: int, count: int, think: float, deflate: bool, s
             # is set up, as a person arriving would: a socket left unread through a long setup
             # misses the heartbeat and is closed.
             p.deflate = deflate
+            p.socket_base = socket_url or url
             await p.setup()
             tasks.append(asyncio.ensure_future(p.play()))
 
@@ -100,8 +103,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--think", type=float, default=5.0)
     p.add_argument("--no-deflate", action="store_true")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--socket-url", help="open the sockets on this server (default: url)")
     args = p.parse_args(argv)
-    out = asyncio.run(drive(args.url, args.first, args.count, args.think, not args.no_deflate, args.seed))
+    out = asyncio.run(
+        drive(args.url, args.first, args.count, args.think, not args.no_deflate, args.seed, args.socket_url)
+    )
     print(json.dumps(out), flush=True)
     return 0
 
