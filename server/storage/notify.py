@@ -203,6 +203,11 @@ class PostgresBroadcaster(Broadcaster):
         self._wake = asyncio.Event()
         self._connected = asyncio.Event()
         self._lost = asyncio.Event()
+        self._using = asyncio.Lock()
+        """One statement at a time on the connection (asyncpg refuses a second while one runs:
+        the liveness check beside a publish dropped a healthy connection under load)."""
+        self._answered_at: float | None = None
+        """When a publish last went through (the loop's clock): proof enough that it is alive."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._supervisor: asyncio.Task[None] | None = None
         self._publisher: asyncio.Task[None] | None = None
@@ -395,11 +400,8 @@ class PostgresBroadcaster(Broadcaster):
                 try:
                     await asyncio.wait_for(self._lost.wait(), timeout=self.check_interval)
                 except TimeoutError:
-                    try:
-                        await asyncio.wait_for(conn.fetchval("SELECT 1"), timeout=self.check_interval)  # type: ignore[union-attr]
+                    if await self._alive(conn):
                         continue
-                    except (TimeoutError, OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
-                        pass
             await self._close_conn()
             delay = self.reconnect_delay
             while not self._closed:
@@ -417,6 +419,23 @@ class PostgresBroadcaster(Broadcaster):
             log.info("notification connection restored", extra={"channel": self.channel})
             for listener in list(self._gap_listeners):
                 self._call(listener)
+
+    async def _alive(self, conn: asyncpg.Connection) -> bool:
+        """Whether ``conn`` answered lately (a publish within ``check_interval``), or answers a
+        trivial query within ``check_interval`` now, after any publish under way."""
+        loop = asyncio.get_running_loop()
+        if self._answered_at is not None and loop.time() - self._answered_at < self.check_interval:
+            return True
+
+        async def check() -> None:
+            async with self._using:
+                await conn.fetchval("SELECT 1")
+
+        try:
+            await asyncio.wait_for(check(), timeout=self.check_interval)
+        except (TimeoutError, OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+            return False
+        return True
 
     # --- sending ----------------------------------------------------------------------------------
 
@@ -440,12 +459,14 @@ class PostgresBroadcaster(Broadcaster):
                     continue
                 batch = pending[:MAX_BATCH]
                 try:
-                    # One round trip for the whole batch; rows are notified in order.
-                    await conn.execute(
-                        "SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS t(p, i) ORDER BY i",
-                        channel,
-                        batch,
-                    )
+                    async with self._using:
+                        # One round trip for the whole batch; rows are notified in order.
+                        await conn.execute(
+                            "SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS t(p, i) ORDER BY i",
+                            channel,
+                            batch,
+                        )
+                    self._answered_at = asyncio.get_running_loop().time()
                 except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
                     # Kept queued: sent again once the supervisor has reconnected.
                     await asyncio.sleep(self.reconnect_delay)

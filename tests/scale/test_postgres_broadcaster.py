@@ -79,6 +79,30 @@ async def test_many_changes_arrive_in_the_order_they_were_published(postgres_adm
         await b.close()
 
 
+async def test_the_liveness_check_never_drops_a_connection_busy_publishing(postgres_admin, channel):
+    # The check ran a query beside a publish on the same connection: asyncpg refused the second
+    # ("another operation is in progress"), taken for a dead connection: dropped, reconnected,
+    # and what the other processes would have heard meanwhile lost.
+    (a,) = await broadcasters(postgres_admin, channel, n=1, check_interval=0.01)
+    (b,) = await broadcasters(postgres_admin, channel, n=1)
+    heard = Heard()
+    b.listen(heard)
+    try:
+        for v in range(1, 3001):
+            await a.publish("m_busy", v)
+            if v % 20 == 0:
+                await asyncio.sleep(0.002)  # publishing in bursts, the check between them
+        assert [v for _, v in await heard.until(3000, timeout=20)] == list(range(1, 3001))
+        assert a.reconnections == 0
+        # Quiet, the check still runs its query, between publishes: the connection stays.
+        await asyncio.sleep(0.1)
+        await a.publish("m_busy", 3001)
+        assert (await heard.until(3001))[-1] == ("m_busy", 3001) and a.reconnections == 0
+    finally:
+        await a.close()
+        await b.close()
+
+
 async def test_async_listeners_run_and_a_failing_listener_does_not_stop_the_others(postgres_admin, channel):
     a, b = await broadcasters(postgres_admin, channel)
     heard = Heard()
