@@ -121,6 +121,10 @@ class Computer:
         else:
             self.schedule(live)
 
+    def watching(self, live: LiveMatch) -> bool:
+        """Whether this process is waiting to see if another plays the computer's turn."""
+        return live in self._watched
+
     async def _watch(self, live: LiveMatch, due: float) -> None:
         version = live.meta.version
         self._watched.add(live)

@@ -260,15 +260,16 @@ class MatchCache:
         now = self.clock.monotonic()
         if now < self._next_evict:
             return
-        idle = [
-            lv
-            for lv in self.held.values()
-            if not lv.subscribers and not lv.lock.locked() and lv.bot_task is None and lv is not keep
-        ]
+        idle = [lv for lv in self.held.values() if idle_here(lv) and lv is not keep]
         excess = len(self.held) - (self.max_live - int(self.max_live * EVICT_ROOM))
         for lv in heapq.nsmallest(excess, idle, key=lambda lv: lv.last_used):
             del self.held[lv.match_id]
         self._next_evict = now + EVICT_PAUSE if len(self.held) > self.max_live else float("-inf")
+
+
+def idle_here(live: LiveMatch) -> bool:
+    """Whether nothing of this process uses ``live`` now: no socket, no write, no computer's turn."""
+    return not live.subscribers and not live.lock.locked() and live.bot_task is None
 
 
 def replay(meta: MatchMeta, actions: list[StoredAction]) -> MatchState:

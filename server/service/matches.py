@@ -46,7 +46,7 @@ from .errors import BadRequest, Unauthorized
 from .exports import Exports
 from .ids import Ids, SecretIds
 from .ladder import Ladder, LadderSettings, Thinker
-from .live import LiveMatch, MatchCache, Subscriber
+from .live import LiveMatch, MatchCache, Subscriber, idle_here
 from .lobby import Lobby
 from .metrics import Metrics
 from .passkeys import Passkeys
@@ -440,6 +440,18 @@ class MatchService:
     async def _on_change(self, match_id: str, version: int) -> None:
         """Another process changed ``match_id``: refresh our copy and tell our clients."""
         live = self.cache.find(match_id)
+        if (
+            live is not None
+            and version > live.meta.version
+            and idle_here(live)
+            and not self.computer.watching(live)
+        ):
+            # Nobody here uses it (it was created or last opened here, and is played through
+            # another process): let the copy go rather than read every move made elsewhere.
+            # Marked stale, whoever still holds it reloads it before use; the next hello loads it.
+            live.stale = True
+            self.cache.forget(live)
+            return
         if live is None and (pending := self.cache.loading(match_id)) is not None:
             # A load under way may have read the match before this change: wait for it, then
             # compare, or the copy it makes would stay behind (nobody would tell it again).

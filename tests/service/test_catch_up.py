@@ -21,9 +21,13 @@ def services(engine) -> tuple[MatchService, MatchService]:
 
 
 async def two_processes(engine):
+    """A match created on ``one`` (``live``) and loaded on ``two`` (``other``), each copy in use
+    (a socket on each): a process catches up only a copy it uses."""
     one, two = services(engine)
     live, ada, _ = await human_match(one)
     other = await two.cache.get(live.match_id)
+    await one.subscribe(live, Recorder(0))
+    await two.subscribe(other, Recorder(1))
     return one, two, live, other, ada
 
 
@@ -84,6 +88,7 @@ async def test_a_join_through_another_process_rebuilds_the_waiting_copy(engine):
     bob, _ = await one.create_player("Bob")
     created = await one.create_match(ada, opponent="human")
     waiting = await two.cache.get(created.meta.match_id)
+    await two.subscribe(waiting, Recorder(0))  # the creator waiting at the table on ``two``
     await one.join(bob, created.meta.match_id, created.invite)
     assert waiting.meta.status == "active" and waiting.meta.seat_ids[1] is not None
     await one.close()
@@ -99,6 +104,36 @@ async def test_a_copy_that_disagrees_with_the_row_is_rebuilt(engine):
     await play(one, live, 2, random.Random(3), "m")
     assert other.state is not drifted and other.state.scores == live.state.scores
     assert same_match(other.state, live.state)
+    await one.close()
+    await two.close()
+
+
+async def test_a_copy_nobody_here_uses_is_let_go_and_loaded_afresh_when_next_used(engine):
+    # Created through one process and played through the other (a balancer without
+    # stickiness): the creator's copy is not read again for every move made elsewhere.
+    one, two = services(engine)
+    live, _, _ = await human_match(one)
+    other = await two.cache.get(live.match_id)
+    await two.subscribe(other, Recorder(1))
+    reads = 0
+    load_after = one.store.load_match_after
+
+    async def counted(*args):
+        nonlocal reads
+        reads += 1
+        return await load_after(*args)
+
+    one.store.load_match_after = counted
+    await play(two, other, 1, random.Random(5), "two-")
+    assert live.match_id not in one.cache and live.stale  # let go, marked for whoever holds it
+    await play(two, other, 4, random.Random(6), "two-")
+    assert reads == 0
+    # Used again (a hello, a REST call): loaded as the store has it; a stale holder reloads.
+    again = await one.cache.get(live.match_id)
+    assert again is not live and again.meta.version == other.meta.version
+    assert same_match(again.state, other.state)
+    assert (await one.current_state(live, 1)).meta.version == other.meta.version
+    assert not live.stale and same_match(live.state, other.state)
     await one.close()
     await two.close()
 
