@@ -82,8 +82,10 @@ async def test_the_scale_mode_can_open_each_socket_on_the_other_replica(postgres
     (r,) = report["runs"]
     assert r["setup_failures"] == 0 and not r["failures"] and not r["errors"], r
     assert r["acked"] > 0 and r["connections"] == 4
-    # Each match is created on one replica and played on the other, so both hold it.
-    assert r["live_matches"] == 2 * r["matches"] == 8
+    # Each match is created on one replica and played on the other; the creator lets its copy
+    # go at the first move made elsewhere, so mostly only the replica that plays it holds it
+    # (a match begun just now may not have moved yet; both held every match before).
+    assert r["matches"] <= r["live_matches"] < 2 * r["matches"], r["live_matches"]
     assert "each socket on another replica than its player's REST calls" in format_scale(report)
 
 
