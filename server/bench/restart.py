@@ -8,9 +8,10 @@ server, starts it again on the same port and database, and waits until every pla
 an action acknowledged by the new process. Then it checks every acknowledged action against
 the final record of its match. It prints: actions acknowledged before and after, lost actions,
 seconds from the kill until health checks pass, and until 50/90/99/100% of the players are
-back (and the new server's CPU seconds by each of those moments), how health probes fared meanwhile (:mod:`server.bench.health_probe`), and the errors
-after the restart. ``tests/scale/test_kill.py`` runs it small and holds it
-to 0 lost, every match resumed, no traceback.
+back (and the new server's CPU seconds by each of those moments), how health probes fared
+meanwhile (:mod:`server.bench.health_probe`), and the errors after the restart.
+``tests/scale/test_kill.py`` runs it small and holds it to 0 lost, every match resumed, every
+health probe answered, no traceback.
 """
 
 from __future__ import annotations
