@@ -75,6 +75,13 @@ class Metrics:
             "ginrummy_cached_matches", "Matches held in memory, finished ones included", registry=r
         )
         self.ws_connections = Gauge("ginrummy_ws_connections", "Open WebSocket connections", registry=r)
+        self.ws_dropped = Counter(
+            "ginrummy_ws_dropped",
+            "WebSockets the server closed on its own: heartbeat (silent past a ping), slow_consumer"
+            " (stopped reading its messages)",
+            ["reason"],
+            registry=r,
+        )
         self.ws_messages = loop.counter("ginrummy_ws_messages", "WebSocket messages received", ("type",))
         self.http_requests = Counter(
             "ginrummy_http_requests", "HTTP requests", ["method", "route", "status"], registry=r

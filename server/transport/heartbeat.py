@@ -15,6 +15,7 @@ never compressed), so it cannot split another frame, whichever writer sent that 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Protocol
 
 from aiohttp import WSMessage, WSMsgType, web
@@ -67,8 +68,10 @@ class Beats:
 class Heartbeat:
     """The process's sockets and the sweep that pings the quiet ones and drops the silent."""
 
-    def __init__(self, every: float) -> None:
+    def __init__(self, every: float, dropped: Callable[[], None] = lambda: None) -> None:
         self.every = every
+        self.dropped = dropped
+        """Called for each socket dropped (a metric's count)."""
         self.sockets: set[Beating] = set()
         self._next: asyncio.TimerHandle | None = None
 
@@ -85,6 +88,7 @@ class Heartbeat:
                 transport.write(PING_FRAME)
             elif now - s.pinged >= patience:
                 transport.abort()  # asked, and no answer: gone (its reader sees the socket closed)
+                self.dropped()
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         def tick() -> None:

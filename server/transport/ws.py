@@ -375,6 +375,7 @@ async def _serve(request: web.Request, ws: web.WebSocketResponse, allowed: bool)
                 break
             if len(conn.outbox) >= READ_PAUSE_AT and not await conn.room():
                 conn.stop_writing()
+                metrics.ws_dropped.labels("slow_consumer").inc()
                 await ws.close(code=CLOSE_SLOW_CONSUMER, message=b"client too slow")
                 break
     finally:
@@ -425,7 +426,9 @@ def setup(app: web.Application) -> None:
     app[YOUNG_PACE] = YoungPace(app[SETTINGS].gc_young_messages)
     app.on_startup.append(_start_young_pace)
     app.on_cleanup.append(_stop_young_pace)
-    app[HEARTBEAT] = Heartbeat(app[SETTINGS].limits.ws_heartbeat)
+    app[HEARTBEAT] = Heartbeat(
+        app[SETTINGS].limits.ws_heartbeat, dropped=lambda: app[METRICS].ws_dropped.labels("heartbeat").inc()
+    )
     app.on_startup.append(_start_heartbeat)
     app.on_cleanup.append(_stop_heartbeat)
     app.router.add_get("/ws", websocket)

@@ -11,6 +11,8 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from server.service.metrics import Metrics
+
 from .gcwatch import YoungPace
 
 CLOSE_SLOW_CONSUMER = 1011
@@ -56,6 +58,7 @@ class Outgoing:
     _room: asyncio.Future[None] | None
     young: YoungPace
     """Counts the messages queued, for the young collections they call (the process's one)."""
+    metrics: Metrics
 
     def _queue(self, text: bytes) -> None:
         if self.closing:
@@ -63,6 +66,7 @@ class Outgoing:
         if len(self.outbox) >= OUTBOX_LIMIT:
             # The client stopped reading: drop it rather than buffer without bound.
             self.closing = True
+            self.metrics.ws_dropped.labels("slow_consumer").inc()
             self._closer = asyncio.get_running_loop().create_task(
                 self.ws.close(code=CLOSE_SLOW_CONSUMER, message=b"client too slow")
             )

@@ -40,7 +40,8 @@ class Sock:
 
 
 def test_a_quiet_socket_is_pinged_once_then_dropped_if_it_stays_silent():
-    beat = Heartbeat(every=20)
+    drops: list[None] = []
+    beat = Heartbeat(every=20, dropped=lambda: drops.append(None))
     quiet, chatty = Sock(heard=0.0), Sock(heard=0.0)
     beat.sockets |= {quiet, chatty}
     beat.sweep(19.9)
@@ -53,7 +54,9 @@ def test_a_quiet_socket_is_pinged_once_then_dropped_if_it_stays_silent():
     assert quiet.transport.written == [PING_FRAME] and not quiet.transport.aborted
     assert chatty.transport.written == []  # quiet since 15 only: its turn comes at 35
     beat.sweep(30.0)
-    assert quiet.transport.aborted
+    assert quiet.transport.aborted and len(drops) == 1
+    beat.sweep(35.0)  # (its socket's handler forgets it; meanwhile it is not dropped twice)
+    assert len(drops) == 1
 
 
 def test_a_socket_that_answers_is_kept_and_asked_again_only_after_another_quiet_period():
@@ -95,6 +98,9 @@ async def test_the_server_pings_a_quiet_socket_and_drops_one_that_never_answers(
     assert ws.closed
     assert not client.server.app[HEARTBEAT].sockets  # forgotten when it closed
     await ws.close()
+    # The operator sees why: /metrics counts the socket dropped by the heartbeat.
+    metrics = await (await client.get("/metrics")).text()
+    assert 'ginrummy_ws_dropped_total{reason="heartbeat"} 1.0' in metrics
 
 
 async def test_a_socket_that_answers_pings_stays_open_and_its_own_ping_is_answered(make_client):

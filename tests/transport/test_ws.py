@@ -473,7 +473,8 @@ async def test_a_client_that_stops_reading_is_closed_1011_instead_of_buffered_wi
             self.closed = True
 
     sock = StuckSocket()
-    request = SimpleNamespace(app={SETTINGS: Settings(), METRICS: Metrics()})
+    metrics = Metrics()
+    request = SimpleNamespace(app={SETTINGS: Settings(), METRICS: metrics})
     conn = ws_module.Connection(sock, service=None, request=request)
     for i in range(ws_out.OUTBOX_LIMIT + 2):
         conn._queue(f'{{"type": "pong", "n": {i}}}')
@@ -481,4 +482,6 @@ async def test_a_client_that_stops_reading_is_closed_1011_instead_of_buffered_wi
     await asyncio.sleep(0)
     assert conn.closing and sock.close_code == ws_module.CLOSE_SLOW_CONSUMER == 1011
     assert len(conn.outbox) <= ws_out.OUTBOX_LIMIT
+    # Counted once, by its reason, for the operator's /metrics.
+    assert b'ginrummy_ws_dropped_total{reason="slow_consumer"} 1.0' in metrics.render()
     conn.stop_writing()
