@@ -19,6 +19,8 @@ import time
 import urllib.error
 import urllib.request
 
+from server.bench.load.figures import percentile
+
 EVERY = 0.5
 """Seconds between two probes."""
 TIMEOUT = 10.0
@@ -77,8 +79,9 @@ def report(probes: list[Probe]) -> str:
     head = f"health probes while the players came back: {len(probes)}"
     if not answered:
         return f"{head}, none answered{why}"
+    median = percentile(answered, 50) or 0.0  # nearest rank, as the load benchmark's p50
     return (
-        f"{head}, median {answered[len(answered) // 2] * 1000:.0f} ms, slowest {answered[-1] * 1000:.0f} ms, "
+        f"{head}, median {median * 1000:.0f} ms, slowest {answered[-1] * 1000:.0f} ms, "
         f"over 1 s: {sum(1 for s in answered if s > 1)}, failed: {sum(failed.values())}{why}"
     )
 

@@ -44,7 +44,7 @@ async def test_a_refused_connection_is_a_failed_probe_named_by_its_error(unused_
 
 def test_the_report_gives_the_median_the_slowest_and_the_failures():
     assert health_probe.report([0.004, "503", 1.5, 0.002, 0.003, "TimeoutError", "503"]) == (
-        "health probes while the players came back: 7, median 4 ms, slowest 1500 ms, over 1 s: 1, "
+        "health probes while the players came back: 7, median 3 ms, slowest 1500 ms, over 1 s: 1, "
         "failed: 3 (2 503, 1 TimeoutError)"
     )
     assert health_probe.report(["503", "503"]) == (
