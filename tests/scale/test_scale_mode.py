@@ -43,18 +43,23 @@ async def test_the_scale_mode_runs_every_level_and_variant_and_prints_its_figure
         assert figure in text
 
 
-async def test_the_scale_mode_runs_on_postgres_with_two_replicas(postgres_admin: str):
-    opts = ScaleOptions(
-        levels=[5],
+def two_replicas(postgres_admin: str, matches: int, **options) -> ScaleOptions:
+    """A short scale run of ``matches`` on two replicas on a fresh Postgres database."""
+    return ScaleOptions(
+        levels=[matches],
         think=0.2,
         duration=1.0,
         warmup=0.5,
-        per_client=2,  # 3 and 2 matches on the two replicas: two load processes for the first
         database="postgres",
         servers=2,
         postgres_admin=postgres_admin,
+        **options,
     )
-    report = await run_scale(opts)
+
+
+async def test_the_scale_mode_runs_on_postgres_with_two_replicas(postgres_admin: str):
+    # per_client 2: 3 and 2 matches on the two replicas, two load processes for the first
+    report = await run_scale(two_replicas(postgres_admin, 5, per_client=2))
     (r,) = report["runs"]
     assert r["setup_failures"] == 0 and not r["failures"] and not r["errors"], r
     assert (r["database"], r["servers"], r["load_processes"]) == ("postgres", 2, 3)
@@ -68,17 +73,7 @@ async def test_the_scale_mode_runs_on_postgres_with_two_replicas(postgres_admin:
 
 
 async def test_the_scale_mode_can_open_each_socket_on_the_other_replica(postgres_admin: str):
-    opts = ScaleOptions(
-        levels=[4],
-        think=0.2,
-        duration=1.0,
-        warmup=0.5,
-        database="postgres",
-        servers=2,
-        cross=True,
-        postgres_admin=postgres_admin,
-    )
-    report = await run_scale(opts)
+    report = await run_scale(two_replicas(postgres_admin, 4, cross=True))
     (r,) = report["runs"]
     assert r["setup_failures"] == 0 and not r["failures"] and not r["errors"], r
     assert r["acked"] > 0 and r["connections"] == 4
