@@ -111,11 +111,18 @@ class Computer:
         write. So this process waits until ``RESUME_GRACE`` seconds past that process's pause,
         and then, if nothing was written meanwhile, catches up with the store and plays only a
         turn the other did not (it died, or thought longer than the grace): two replicas seldom
-        both think. A turn of this process's own (after a write here) starts as ever."""
+        both think. A turn of this process's own (after a write here) starts as ever.
+
+        The write's time is the other process's clock: one running ahead of this one's makes the
+        write look as if it came later than now, and the wait is never longer than the pause and
+        the grace (else a writer's clock an hour ahead, its process then gone, would hold the
+        computer's turn for that hour). One running behind makes the write look older and this
+        process plays sooner: at worst both think, and the store keeps only one move."""
         if live.bot_task is not None or live in self._watched or not self.to_move(live):
             return
         pause = pause_for(self.bot_delay, live.pace)
-        due = pause + RESUME_GRACE - (self.clock.now() - live.meta.updated_at).total_seconds()
+        since = max(0.0, (self.clock.now() - live.meta.updated_at).total_seconds())
+        due = pause + RESUME_GRACE - since
         if due > 0:
             self._start(self._watch(live, due))
         else:

@@ -5,6 +5,8 @@ broadcaster and one injected clock."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 from server.bots import make_bot
 from server.service import FakeClock, InProcessBroadcaster, MatchService, SequentialIds
 from server.service.computer import RESUME_GRACE
@@ -30,16 +32,32 @@ class Counted:
         return Counting()
 
 
-async def replicas(clock: FakeClock):
+class Ahead:
+    """``clock`` as a host whose clock runs ``seconds`` ahead sees it (its sleeps are the same)."""
+
+    def __init__(self, clock: FakeClock, seconds: float):
+        self.clock, self.offset = clock, timedelta(seconds=seconds)
+
+    def now(self) -> datetime:
+        return self.clock.now() + self.offset
+
+    def monotonic(self) -> float:
+        return self.clock.monotonic()
+
+    async def sleep(self, seconds: float) -> None:
+        await self.clock.sleep(seconds)
+
+
+async def replicas(clock: FakeClock, one_clock=None):
     """Two services on one store (``one``, ``two``, each with its counted bots), a match against
     the computer (Easy) created on ``one`` and played there up to the computer's turn, and its
-    player's token."""
+    player's token. ``one_clock``: ``one``'s own clock (default ``clock``)."""
     store, hub = MemoryStore(), InProcessBroadcaster()
     services = []
-    for _ in range(2):
+    for own in (one_clock or clock, clock):
         bots = Counted()
         service = MatchService(
-            store, bot_delay=PAUSE, clock=clock, ids=SequentialIds(), broadcaster=hub, bot_factory=bots
+            store, bot_delay=PAUSE, clock=own, ids=SequentialIds(), broadcaster=hub, bot_factory=bots
         )
         services.append((service, bots))
     (one, _), _ = services
@@ -131,4 +149,20 @@ async def test_hellos_through_the_replica_leave_the_turn_to_the_writer_too():
     await clock.advance(PAUSE + RESUME_GRACE)
     assert one_bots.chosen >= 1 and two_bots.chosen == 0
     await one.close()
+    await two.close()
+
+
+async def test_a_writer_whose_clock_runs_ahead_holds_the_turn_no_longer_than_the_grace():
+    """The match's last write is stamped an hour in this replica's future (its writer's clock
+    runs ahead, and that writer is gone): the replica still plays after the pause and the grace,
+    not after the hour."""
+    clock = FakeClock()
+    [(one, _), (two, two_bots)], live, _ = await replicas(clock, one_clock=Ahead(clock, 3600))
+    version = live.meta.version
+    assert live.meta.updated_at > clock.now()
+    await one.close()
+    other = await two.cache.get(live.match_id)
+    await clock.settle()
+    await clock.advance(PAUSE + RESUME_GRACE)
+    assert two_bots.chosen >= 1 and other.meta.version > version
     await two.close()
