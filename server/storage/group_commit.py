@@ -45,10 +45,10 @@ from server.service.ports import Change, MatchMeta, PlayerRecord, StoredAction
 
 from . import engine as engine_module
 from .batch_sql import MAX_BATCH, BatchSql, Rows
-from .catch_up import PostgresCatchUp
 from .engine import sqlite_path
 from .notify import CHANNEL
 from .pg_connection import OwnConnection
+from .pg_read import PostgresRead
 from .repository import SqlStore
 from .sqlite_lock import write_lock
 from .sqlite_read import Busy, SqliteRead
@@ -112,26 +112,30 @@ class GroupCommitStore(SqlStore):
         """The Postgres writer's connection (:mod:`.pg_connection`)."""
         self.batches = 0
         self.changes = 0
-        self._catch_up = PostgresCatchUp(engine) if engine.dialect.name == "postgresql" else None
-        """On Postgres, the reads of replicas catching up on each other's moves (:mod:`.catch_up`)."""
+        self._pg_read = PostgresRead(engine) if engine.dialect.name == "postgresql" else None
+        """On Postgres, a hello's reads and a replica's catch-up, each one statement (:mod:`.pg_read`)."""
         self._read = SqliteRead(self._sqlite_file, engine.dialect) if self._sqlite_file is not None else None
-        """On SQLite, a match's read in one step on the loop's thread (:mod:`.sqlite_read`)."""
+        """On SQLite, a hello's reads in one step on the loop's thread (:mod:`.sqlite_read`)."""
 
     async def load_match_after(self, match_id: str, seq: int) -> tuple[MatchMeta, list[StoredAction]] | None:
-        if self._catch_up is not None:
-            return await self._catch_up.load_match_after(match_id, seq)
+        if self._pg_read is not None:
+            return await self._pg_read.load_match_after(match_id, seq)
         if (read := self._one_step()) is not None:
             with contextlib.suppress(Busy):  # else through the engine, which waits for the file
                 return read.load_match_after(match_id, seq)
         return await super().load_match_after(match_id, seq)
 
     async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
+        if self._pg_read is not None:
+            return await self._pg_read.player_by_token_hash(token_hash)
         if (read := self._one_step()) is not None:
             with contextlib.suppress(Busy):
                 return read.player_by_token_hash(token_hash)
         return await super().player_by_token_hash(token_hash)
 
     async def bots(self, player_ids: list[str]) -> dict[str, BotRecord]:
+        if player_ids and self._pg_read is not None:
+            return await self._pg_read.bots(player_ids)
         if player_ids and (read := self._one_step()) is not None:
             with contextlib.suppress(Busy):
                 return read.bots(player_ids)
@@ -166,8 +170,8 @@ class GroupCommitStore(SqlStore):
         if self._read is not None:
             self._read.close()
         await self._pg.close()
-        if self._catch_up is not None:
-            await self._catch_up.close()
+        if self._pg_read is not None:
+            await self._pg_read.close()
 
     async def _write_loop(self) -> None:
         while True:

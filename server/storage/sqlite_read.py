@@ -22,7 +22,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, TypeVar
 
-from sqlalchemy import Select, bindparam
+from sqlalchemy import bindparam
 from sqlalchemy.engine import Dialect
 
 from server.service.ladder_ports import BotRecord
@@ -32,6 +32,7 @@ from .engine import own_connection
 from .ladder_sql import BOT_BY_ID
 from .match_rows import ACTIONS_AFTER, META_QUERY, meta_of
 from .models import MATCHES
+from .read_statement import ReadStatement
 from .repository import PLAYER_BY_TOKEN
 
 T = TypeVar("T")
@@ -44,29 +45,6 @@ class Busy(Exception):
 _META = META_QUERY.where(MATCHES.c.id == bindparam("match_id"))
 
 
-class _Statement:
-    """A statement's SQL for the dialect, its parameters' order, and its columns' names and
-    converters (None: stored as read)."""
-
-    def __init__(self, statement: Select[*tuple[Any, ...]], dialect: Dialect) -> None:
-        compiled = statement.compile(dialect=dialect)
-        self.sql = compiled.string
-        self.params = tuple(compiled.positiontup or ())
-        columns = list(statement.selected_columns)
-        self.names = [str(c.key) for c in columns]
-        self.convert: list[Callable[[Any], Any] | None] = [
-            c.type.dialect_impl(dialect).result_processor(dialect, None) for c in columns
-        ]
-
-    def rows(self, conn: sqlite3.Connection, **values: Any) -> list[list[Any]]:
-        out = []
-        for raw in conn.execute(self.sql, [values[p] for p in self.params]):
-            out.append(
-                [v if f is None or v is None else f(v) for f, v in zip(self.convert, raw, strict=True)]
-            )
-        return out
-
-
 class SqliteRead:
     """Reads from the SQLite file at ``path`` (``dialect``: the engine's, whose result
     processors convert the columns). Each read raises :class:`Busy` when the file cannot be
@@ -74,10 +52,10 @@ class SqliteRead:
 
     def __init__(self, path: Path, dialect: Dialect) -> None:
         self.path = path
-        self.meta = _Statement(_META, dialect)
-        self.actions = _Statement(ACTIONS_AFTER, dialect)
-        self.player = _Statement(PLAYER_BY_TOKEN, dialect)
-        self.bot = _Statement(BOT_BY_ID, dialect)
+        self.meta = ReadStatement(_META, dialect)
+        self.actions = ReadStatement(ACTIONS_AFTER, dialect)
+        self.player = ReadStatement(PLAYER_BY_TOKEN, dialect)
+        self.bot = ReadStatement(BOT_BY_ID, dialect)
         self.conn: sqlite3.Connection | None = None
 
     def load_match_after(self, match_id: str, seq: int) -> tuple[MatchMeta, list[StoredAction]] | None:
@@ -86,8 +64,8 @@ class SqliteRead:
         def read(conn: sqlite3.Connection) -> tuple[list[list[Any]], list[list[Any]]]:
             conn.execute("BEGIN")  # both reads in one snapshot
             try:
-                metas = self.meta.rows(conn, match_id=match_id)
-                return metas, self.actions.rows(conn, match_id=match_id, after=seq) if metas else []
+                metas = _rows(conn, self.meta, match_id=match_id)
+                return metas, _rows(conn, self.actions, match_id=match_id, after=seq) if metas else []
             finally:
                 conn.execute("COMMIT")
 
@@ -99,11 +77,11 @@ class SqliteRead:
         return meta, [new_stored_action(*a) for a in actions]
 
     def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
-        rows = self._reading(lambda conn: self.player.rows(conn, token_hash=token_hash))
+        rows = self._reading(lambda conn: _rows(conn, self.player, token_hash=token_hash))
         return PlayerRecord(*rows[0]) if rows else None
 
     def bots(self, player_ids: list[str]) -> dict[str, BotRecord]:
-        rows = self._reading(lambda conn: [r for p in player_ids for r in self.bot.rows(conn, player_id=p)])
+        rows = self._reading(lambda conn: [r for p in player_ids for r in _rows(conn, self.bot, player_id=p)])
         return {r[0]: BotRecord(*r) for r in rows}
 
     def _reading(self, read: Callable[[sqlite3.Connection], T]) -> T:
@@ -121,3 +99,7 @@ class SqliteRead:
         if self.conn is not None:
             self.conn.close()
             self.conn = None
+
+
+def _rows(conn: sqlite3.Connection, statement: ReadStatement, **values: Any) -> list[list[Any]]:
+    return statement.converted(conn.execute(statement.sql, statement.args(**values)))

@@ -14,12 +14,12 @@ from server.storage import SqlStore, create_engine, upgrade
 from server.storage.group_commit import GroupCommitStore
 
 
-async def played(tmp_path):
-    """A SQLite file with matches of every kind of row: against the computer part-played, a
-    timed rated match between two people resigned with a rematch offered, and one waiting;
+async def played(url):
+    """A database (``url``) with matches of every kind of row: against the computer part-played,
+    a timed rated match between two people resigned with a rematch offered, and one waiting;
     and a bot account. Returns the engine, an open store, the match ids and the players'
-    (id, token) pairs, the bot's last."""
-    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'read.db'}")
+    (id, token) pairs, the bot's last. (tests/scale/test_pg_read.py plays it on Postgres.)"""
+    engine = create_engine(url)
     await upgrade(engine)
     store = GroupCommitStore(engine)
     service = MatchService(store, bot_delay=0)
@@ -58,8 +58,12 @@ async def played(tmp_path):
     return engine, store, ids, players
 
 
+def sqlite_url(tmp_path):
+    return f"sqlite+aiosqlite:///{tmp_path / 'read.db'}"
+
+
 async def test_the_read_in_one_step_gives_what_the_engines_read_gives(tmp_path):
-    engine, store, ids, players = await played(tmp_path)
+    engine, store, ids, players = await played(sqlite_url(tmp_path))
     try:
         engines_store = SqlStore(engine)
         # Not through the engine: the store's own connection answers.
@@ -90,7 +94,7 @@ async def test_the_read_in_one_step_gives_what_the_engines_read_gives(tmp_path):
 
 
 async def test_a_file_that_cannot_be_read_at_once_is_read_through_the_engine(tmp_path):
-    engine, store, ids, players = await played(tmp_path)
+    engine, store, ids, players = await played(sqlite_url(tmp_path))
 
     class Refusing:
         in_transaction = False
