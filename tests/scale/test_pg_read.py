@@ -10,12 +10,11 @@ import asyncio
 import asyncpg
 import pytest
 
-from server.service.players import hash_token
 from server.storage import SqlStore, create_engine, upgrade
 from server.storage.group_commit import GroupCommitStore
 from tests.scale.test_group_commit import step
 from tests.storage.records import make_match, make_player
-from tests.storage.test_sqlite_read import played
+from tests.storage.test_sqlite_read import played, same_reads
 
 pytestmark = pytest.mark.postgres
 
@@ -78,25 +77,7 @@ async def test_a_hellos_reads_on_postgres_give_what_the_engines_reads_give(fresh
     and by the engine: the same values."""
     engine, store, ids, players = await played(fresh_database)
     try:
-        engines_store = SqlStore(engine)
-        for _, token in players:
-            ours = await store.player_by_token_hash(hash_token(token))
-            assert ours == await engines_store.player_by_token_hash(hash_token(token)) and ours is not None
-            assert ours.created_at.tzinfo is not None
-        assert await store.player_by_token_hash(hash_token("no such token")) is None
-        everyone = [p for p, _ in players] + ["p_nobody"]
-        for asked in (everyone, everyone[:2], everyone[2:], []):
-            assert await store.bots(asked) == await engines_store.bots(asked)
-        assert list(await store.bots(everyone)) == [players[2][0]]
-        for match_id in ids:
-            for seq in (0, 3):
-                ours = await store.load_match_after(match_id, seq)
-                assert ours == await engines_store.load_match_after(match_id, seq) and ours is not None
-        store.engine = None  # none of them through the engine
-        assert await store.player_by_token_hash(hash_token(players[0][1])) is not None
-        assert list(await store.bots(everyone)) == [players[2][0]]
-        assert await store.load_match(ids[1]) is not None
-        store.engine = engine
+        await same_reads(engine, store, ids, players)
     finally:
         await store.close()
         await engine.dispose()

@@ -62,31 +62,42 @@ def sqlite_url(tmp_path):
     return f"sqlite+aiosqlite:///{tmp_path / 'read.db'}"
 
 
+async def same_reads(engine, store, ids, players):
+    """Every read of a hello (of ``played``'s rows) gives through ``store``'s own connection
+    what it gives through the engine; ``store`` reads with no engine at all meanwhile."""
+    engines_store = SqlStore(engine)
+    everyone = [p for p, _ in players] + ["p_nobody"]
+    tokens = [hash_token(t) for _, t in players] + [hash_token("no such token")]
+    asked = (everyone, everyone[:2], everyone[2:], [])
+    matches = [(m, seq) for m in [*ids, "m_nothing"] for seq in (0, 3)]
+    expected = (
+        [await engines_store.player_by_token_hash(t) for t in tokens],
+        [await engines_store.bots(a) for a in asked],
+        [await engines_store.load_match_after(m, seq) for m, seq in matches],
+    )
+    store.engine = None  # not through the engine: the store's own connection answers
+    try:
+        ours = (
+            [await store.player_by_token_hash(t) for t in tokens],
+            [await store.bots(a) for a in asked],
+            [await store.load_match_after(m, seq) for m, seq in matches],
+        )
+    finally:
+        store.engine = engine
+    assert ours == expected
+    players_read, bots_read, matches_read = ours
+    assert all(p is not None and p.created_at.tzinfo is not None for p in players_read[:-1])
+    assert players_read[-1] is None and list(bots_read[0]) == [players[2][0]]
+    assert all(m is not None for m in matches_read[:-2]) and matches_read[-1] is None
+    meta, actions = matches_read[2]  # ids[1], from the start
+    assert meta.time_control and meta.clock and meta.outcome and meta.rematch and meta.rated
+    assert meta.updated_at.tzinfo is not None and actions[-1].created_at.tzinfo is not None
+
+
 async def test_the_read_in_one_step_gives_what_the_engines_read_gives(tmp_path):
     engine, store, ids, players = await played(sqlite_url(tmp_path))
     try:
-        engines_store = SqlStore(engine)
-        # Not through the engine: the store's own connection answers.
-        store.engine = None
-        for _, token in players:
-            ours = await store.player_by_token_hash(hash_token(token))
-            assert ours == await engines_store.player_by_token_hash(hash_token(token)) and ours is not None
-            assert ours.created_at.tzinfo is not None
-        assert await store.player_by_token_hash(hash_token("no such token")) is None
-        everyone = [p for p, _ in players] + ["p_nobody"]
-        for ids_asked in (everyone, everyone[:2], everyone[2:], []):
-            assert await store.bots(ids_asked) == await engines_store.bots(ids_asked)
-        assert list(await store.bots(everyone)) == [players[2][0]]
-        store.engine = engine
-        for match_id in ids:
-            for seq in (0, 3):
-                ours = await store.load_match_after(match_id, seq)
-                engines = await SqlStore(engine).load_match_after(match_id, seq)
-                assert ours == engines and ours is not None
-        meta, actions = await store.load_match(ids[1])
-        assert meta.time_control and meta.clock and meta.outcome and meta.rematch and meta.rated
-        assert meta.updated_at.tzinfo is not None and actions[-1].created_at.tzinfo is not None
-        assert await store.load_match("m_nothing") is None
+        await same_reads(engine, store, ids, players)
         assert store._read.conn is not None  # read in one step, not through the engine
     finally:
         await store.close()
