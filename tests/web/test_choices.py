@@ -5,6 +5,7 @@ descriptions, and nothing the server does not list."""
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 
 import pytest
@@ -100,3 +101,29 @@ def test_the_rules_page_describes_the_servers_presets_and_levels(server, new_pag
     expect(presets.locator("dd")).to_have_text([r["description"] for r in rules])
     levels = page.get_by_role("listitem").filter(has_text="The computer's levels:").get_by_role("listitem")
     expect(levels).to_have_text([f"{d['label']} \u2014 {d['description']}" for d in difficulties])
+
+
+def test_the_live_counts_arriving_late_move_no_start_choice(server, new_page):
+    """The start page's counts (open challenges, players) come from their own request: answered
+    after the choices are shown, they must not push the choices down under a finger (a tap
+    meant for one difficulty landing on another)."""
+    for device in (PHONE, DESKTOP):
+        counts_arrive_after_the_choices(new_page(**device), server)
+
+
+def counts_arrive_after_the_choices(page: Page, server: str) -> None:
+    held: list[Route] = []
+    page.route("**/api/lobby", lambda route: held.append(route))
+    page.goto(server + "/")
+    easy = page.get_by_role("form", name="Play the computer").get_by_label("Easy")
+    expect(easy).to_be_visible()
+    expect(page.locator(".live-counts")).to_contain_text("playing now")  # (a dash for now)
+    before = easy.bounding_box()
+    for _ in range(50):  # (until the request has reached the handler)
+        if held:
+            break
+        page.wait_for_timeout(20)
+    assert len(held) == 1
+    held[0].continue_()
+    expect(page.locator(".live-counts")).to_contain_text(re.compile(r"\d+ playing now"))
+    assert easy.bounding_box() == before

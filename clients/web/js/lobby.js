@@ -29,18 +29,19 @@ export function friendOptions(formData) {
 
 /** "3 open challenges · 12 playing now", filled in from the server when it answers. */
 export function liveCounts() {
-  const el = h("p", { class: "live-counts muted", "aria-live": "polite" });
+  // The line is there from the start, its counts a dash until the server answers: filled in
+  // later, it would push the start forms down under a finger about to tap a choice.
+  const line = (waiting, playing, seeking) => [
+    h("a", { href: "#/lobby" }, `${waiting} open ${waiting === 1 ? "challenge" : "challenges"}`),
+    ` \u00b7 ${playing} playing now \u00b7 `,
+    h("a", { href: "#/lobby" }, `${seeking} seeking`),
+    " \u00b7 ",
+    h("a", { href: "#/leaderboard" }, "Leaderboard"),
+  ];
+  const el = h("p", { class: "live-counts muted", "aria-live": "polite" }, line("\u2013", "\u2013", "\u2013"));
   getLobby().then(
-    (c) => {
-      el.replaceChildren(
-        h("a", { href: "#/lobby" }, `${c.waiting} open ${c.waiting === 1 ? "challenge" : "challenges"}`),
-        ` \u00b7 ${c.playing} playing now \u00b7 `,
-        h("a", { href: "#/lobby" }, `${c.seeking ?? 0} seeking`),
-        " \u00b7 ",
-        h("a", { href: "#/leaderboard" }, "Leaderboard"),
-      );
-    },
-    () => el.remove(),
+    (c) => el.replaceChildren(...line(c.waiting, c.playing, c.seeking ?? 0)),
+    () => el.replaceChildren(h("a", { href: "#/leaderboard" }, "Leaderboard")),
   );
   return el;
 }
