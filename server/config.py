@@ -94,8 +94,9 @@ class Limits:
     """Sockets open at once from one client address (per server process); past it the upgrade
     is answered ``429 rate_limited``."""
     ws_max_per_match: int = 50
-    """Sockets bound to one match at once, players' and watchers' (per server process); a
-    ``hello`` past it gets ``rate_limited`` and close 4008."""
+    """Sockets bound to one match at once for each seat, and for its watchers (per server
+    process): each counts apart, so neither the other seat nor a watch link's crowd can keep a
+    player out. A ``hello`` past it gets ``rate_limited`` and close 4008."""
     ws_heartbeat: float = 20.0
     """Seconds a WebSocket may send nothing before the server pings it; half as long again
     with no answer and it is dropped (see server/transport/heartbeat.py)."""

@@ -229,12 +229,16 @@ class Connection(Outgoing, Beats):
         except ServiceError as e:
             self.error(e)
             return self._tolerable()
+        # The cap counts this seat's sockets (or the watchers'): nobody else's sockets, the
+        # other seat's or a crowd on a shared watch link, can keep a player out of their match.
         cap = self.settings.limits.ws_max_per_match
         rebinding = self.live is not None and self.live.match_id == live.match_id
-        if not rebinding and len(self.counts.by_match.get(live.match_id, ())) >= cap:
+        bound = self.counts.by_match.get(live.match_id, ())
+        if not rebinding and sum(1 for c in bound if c.seat == seat) >= cap:
+            whose = "the watchers" if seat is None else "this seat"
             self.error(
                 RateLimited(
-                    f"this match already has {cap} sockets open; close one first",
+                    f"this match already has {cap} sockets open for {whose}; close one first",
                     limit="match_sockets",
                     reset_in=5.0,
                 )

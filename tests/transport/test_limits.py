@@ -158,29 +158,49 @@ async def test_sockets_from_one_address_are_capped_before_the_upgrade(make_clien
     assert await again.recv() == {"type": "pong"}
 
 
-async def test_sockets_on_one_match_are_capped_at_hello(make_client):
-    client = await make_client(limits=Limits(ws_max_per_match=2))
-    ada = await new_player(client)
-    m = await new_match(client, ada)
-    first, second, third = [await Socket.connect(client) for _ in range(3)]
-    await first.hello(m["match_id"], ada["token"])
-    await second.hello(m["match_id"], m["watch_token"])
-    await third.send({"type": "hello", "match": m["match_id"], "token": m["watch_token"]})
-    error = await third.recv()
+async def refused_as_too_many(sock: Socket, match_id: str, token: str) -> str:
+    """Says hello with ``token``; the refusal's message (a ``match_sockets`` error, then 4008)."""
+    await sock.send({"type": "hello", "match": match_id, "token": token})
+    error = await sock.recv()
     assert error["type"] == "error" and error["code"] == "rate_limited" and error["limit"] == "match_sockets"
-    closing = await third.ws.receive(timeout=10)
+    closing = await sock.ws.receive(timeout=10)
     assert closing.type == WSMsgType.CLOSE
     assert (closing.data, closing.extra) == (4008, "too many sockets on this match")
+    return str(error["message"])
+
+
+async def test_sockets_on_one_match_are_capped_at_hello_for_each_seat_and_the_watchers(make_client):
+    client = await make_client(limits=Limits(ws_max_per_match=2))
+    ada, bob = await new_player(client, "Ada"), await new_player(client, "Bob")
+    m = await new_match(client, ada, opponent="human")
+    r = await client.post(
+        f"/api/matches/{m['match_id']}/join", headers=auth(bob), json={"invite": m["invite"]["code"]}
+    )
+    assert r.status == 200, await r.text()
+    match_id, watch = m["match_id"], m["watch_token"]
+    # Watchers fill their share: the next watcher is refused...
+    watchers = [await Socket.connect(client) for _ in range(2)]
+    for w in watchers:
+        assert (await w.hello(match_id, watch))["type"] == "state"
+    assert "for the watchers" in await refused_as_too_many(await Socket.connect(client), match_id, watch)
+    # ...but never a player: a crowd on a shared watch link (or the other seat's sockets) used
+    # to keep a player whose socket dropped out of their match, until it could be claimed.
+    ada_socks = [await Socket.connect(client) for _ in range(2)]
+    for sock in ada_socks:
+        assert (await sock.hello(match_id, ada["token"]))["type"] == "state"
+    assert "for this seat" in await refused_as_too_many(await Socket.connect(client), match_id, ada["token"])
+    bob_sock = await Socket.connect(client)
+    assert (await bob_sock.hello(match_id, bob["token"]))["type"] == "state"
     # Another match is not affected, and a socket that leaves frees its place.
     other = await new_match(client, ada)
     fourth = await Socket.connect(client)
     assert (await fourth.hello(other["match_id"], ada["token"]))["type"] == "state"
-    await second.ws.close()
+    await watchers[1].ws.close()
     await asyncio.sleep(0.1)
     fifth = await Socket.connect(client)
-    assert (await fifth.hello(m["match_id"], m["watch_token"]))["type"] == "state"
+    assert (await fifth.hello(match_id, watch))["type"] == "state"
     # A hello again on the match a socket is bound to does not count twice.
-    assert (await first.hello(m["match_id"], ada["token"]))["type"] == "state"
+    assert (await ada_socks[0].hello(match_id, ada["token"]))["type"] == "state"
 
 
 # --- 3. a creator can cancel a waiting match ---------------------------------------------------------
