@@ -1,14 +1,17 @@
-"""The bot ladder: enrolled bots and the server's own references play duplicate-deal pairs in
+"""The bot ladder: enrolled bots and the server's own references play pairs of matches in
 the background, within a CPU budget, and each finished pair moves both entrants' ladder ratings.
 
 - Entrants: bot accounts that enrolled (:meth:`Ladder.enroll`), and the references, one player
   per level of :data:`REFERENCES` (``easy``, ``normal``, ``hard`` and ``simple``, the baseline),
   created at start: fixed yardsticks (the same code always) whose ladder ratings move like
   anyone's. A ladder rating is Glicko-2 (:mod:`.glicko`), apart from the human rating.
-- A pair: one fresh seed, two ordinary matches between two entrants (opponent ``human``, never
-  rated for the human rating, never public), the first with ``a`` in seat 0, the second with
-  ``b`` in seat 0, the same first starter: each seat's cards are dealt once to each entrant. A
-  pair involving an enrolled bot is timed (:data:`BOT_TIME_CONTROL`), so a bot that went away
+- A pair: two ordinary matches between two entrants (opponent ``human``, never rated for the
+  human rating, never public), the first with ``a`` in seat 0, the second with ``b`` in seat 0,
+  the same first starter, so each entrant starts one. Between two references both are dealt
+  from one fresh seed (duplicate deals: each seat's cards dealt once to each, the luck of the
+  deal cancelling); a pair with an enrolled bot has a fresh seed for each match, since the bot
+  plays both at once and would read its opponent's hand and the stock in the other. A pair
+  involving an enrolled bot is also timed (:data:`BOT_TIME_CONTROL`), so a bot that went away
   loses on time instead of holding the ladder up. When both matches are over, the pair's result
   (:mod:`.ladder_results`) is one Glicko-2 game between the two.
 - Who plays: every ``tick_seconds`` (on the injected clock), while fewer than ``pairs_at_once``
@@ -283,9 +286,13 @@ class Ladder:
         state = new_match(RULES[rules], seed)
         now = self.clock.now()
         timed = not (a.reference and b.reference)
+        # The same deals twice only between references, which remember nothing from one match to
+        # the next: a bot seated in both would read its opponent's hand and the stock's order
+        # in the other match (or in its record, once over).
+        seeds = (seed, seed) if not timed else (seed, self.ids.seed())
         metas = [
-            self._meta(seats, rules, seed, state.first_starter, state.deal, timed)
-            for seats in ((a, b), (b, a))
+            self._meta(seats, rules, one_seed, state.first_starter, state.deal, timed)
+            for seats, one_seed in zip(((a, b), (b, a)), seeds, strict=True)
         ]
         pair = LadderPair(
             self.ids.match_id(),
@@ -301,7 +308,7 @@ class Ladder:
             await self.store.create_match(meta)
             self._pair_of[meta.match_id] = pair
             self._seats[meta.match_id] = _reference_seats(pair, meta.match_id)
-            live = self.cache.new(meta, new_match(RULES[rules], seed, state.first_starter, state.deal))
+            live = self.cache.new(meta, new_match(RULES[rules], meta.seed, state.first_starter, state.deal))
             live.bots, live.bots_of = (True, True), tuple(meta.seat_ids)  # (every entrant is a bot)
             self.schedule(live)
         log.info("ladder pair started", extra={"pair_id": pair.pair_id, "a": a.player_id, "b": b.player_id})

@@ -3,8 +3,8 @@ the :class:`~server.service.ports.Store` port adds for them (every store impleme
 
 A bot account marks a player as a program (declared when the player is created: never turned
 on or off later). A ladder entry is one entrant's ladder rating (Glicko-2, apart from the human
-rating); a ladder pair is one duplicate-deal pairing: two matches on the same seed with the
-seats swapped, and, once both are over, its paired result. Nothing here does I/O.
+rating); a ladder pair is one pairing: two matches with the seats swapped (on the same seed
+between two references), and, once both are over, its paired result. Nothing here does I/O.
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ class LadderEntry:
 
 @dataclass(frozen=True, slots=True)
 class LadderPair:
-    """One duplicate-deal pairing of ``a`` and ``b``: ``match_ids[0]`` seats ``a`` in seat 0,
-    ``match_ids[1]`` the same seed with ``b`` in seat 0. ``wins``/``points`` are ``a``'s over
+    """One pairing of ``a`` and ``b``: ``match_ids[0]`` seats ``a`` in seat 0, ``match_ids[1]``
+    ``b`` (the same seed between two references, a seed of its own with an enrolled bot). ``wins``/``points`` are ``a``'s over
     both matches (set when the pair is finished); ``score`` is ``a``'s paired result: 1 both
     won, 0.5 one each, 0 none."""
 

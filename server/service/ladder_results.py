@@ -1,7 +1,7 @@
 """A ladder pair's result and a pairing's paired result with its confidence interval. Pure.
 
-A pair is one seed played twice with the seats swapped, so luck of the deal cancels within
-it: its result for ``a`` is ``a``'s match wins over the two (score 1, 0.5 or 0) and ``a``'s
+A pair is two matches with the seats swapped (between references, one seed played twice, so
+the luck of the deal cancels within it): its result for ``a`` is ``a``'s match wins over the two (score 1, 0.5 or 0) and ``a``'s
 points over both (net: its scores minus the opponent's). Pairs are independent; the two
 matches of one pair are not, so the interval is over pairs: the mean paired score plus or minus
 1.96 standard errors (a normal approximation, clipped to 0..1; with one pair it is 0..1).

@@ -136,4 +136,11 @@ async def test_a_bot_account_enrolls_is_paired_when_present_and_never_takes_an_o
     assert pair.a == robo.player_id and pair.b == reference_id("easy")
     meta = await service.store.load_meta(matches[0].match_id)
     assert meta.time_control is not None  # an absent bot loses on time
+    # Its two matches are dealt apart: the bot plays both at once, and the same deals would show
+    # it its opponent's hand (its own in the other match) and the stock's order.
+    first, second = [await service.store.load_meta(m) for m in pair.match_ids]
+    assert first.seed != second.seed and first.first_starter == second.first_starter
+    lives = [await service.cache.get(m) for m in pair.match_ids]
+    hands = [set(live.state.view(seat).hand.hand) for live, seat in zip(lives, (0, 1), strict=True)]
+    assert hands[0] != hands[1]  # the bot's hands: seat 0 of one, seat 1 of the other
     await service.close()
