@@ -50,15 +50,21 @@ export function showResult(t, result, number) {
     ),
     h("div", { class: "button-row" }, close),
   );
+  t.resultShown = number;
   if (!el.dialog.open) el.dialog.showModal();
-  close.focus();
+  // From its top, heading first: focusing the button scrolled a phone's dialog to its middle,
+  // hiding the heading (the button stays in sight, stuck to the dialog's foot: results.css).
+  el.dialog.scrollTop = 0;
+  close.focus({ preventScroll: true });
 }
 
-/** Escape closes the dialog too: count that as seen, and put the focus back into the hand. */
+/** Escape closes the dialog too: count the hand it showed as seen, put the focus back into the
+ * hand, and show a hand that ended while it was open (the computer can knock at once). */
 export function watchDialog(t) {
   t.el.dialog.addEventListener("close", () => {
-    if (t.s.view) markSeen(t, t.s.view.hand_number - 1);
+    if (t.resultShown != null) markSeen(t, t.resultShown);
     t.el.handArea.querySelector("button.card")?.focus({ preventScroll: true });
+    if (t.s.view) maybeShowResult(t, t.s.view);
   });
 }
 

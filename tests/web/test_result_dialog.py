@@ -1,0 +1,74 @@
+"""The "Hand N is over" dialog as a player meets it: a hand that ended while the dialog for the
+one before was still open is shown next, not skipped; and on a phone the dialog opens at its
+top, heading in sight, with Next hand in sight too, at its foot. The table is fed exact views
+(tests/web/scripted.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.live_server import live_server
+
+from .conftest import DESKTOP, PHONE
+from .scripted import open_scripted, view
+from .test_misleads import knock_result
+
+pytestmark = pytest.mark.browser
+
+SHOTS = Path("/tmp/table-shots")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with live_server(tmp_path_factory.mktemp("site")) as url:
+        yield url
+
+
+def in_viewport(page: Page, locator) -> bool:
+    box = locator.bounding_box()
+    height = page.viewport_size["height"] if page.viewport_size else 0
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height
+
+
+@pytest.mark.parametrize("device", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_a_hand_that_ends_while_the_last_ones_dialog_is_open_is_shown_next(site, new_page, device):
+    page = new_page(**device)
+    script = open_scripted(page, site, view(hand_number=2, scores=[1, 0], last_result=knock_result()))
+    dialog = page.get_by_role("dialog")
+    expect(dialog.get_by_role("heading", name="Hand 1 is over")).to_be_visible()
+    # While the player reads it, the computer starts hand 2 by knocking at once.
+    second = knock_result(winner=1, knocker=1, points=16, breakdown="18 - 2 = 16")
+    script.push(view(hand_number=3, scores=[1, 16], last_result=second))
+    expect(dialog.get_by_role("heading", name="Hand 1 is over")).to_be_visible()  # not swapped under them
+    dialog.get_by_role("button", name="Next hand").click()
+    expect(dialog.get_by_role("heading", name="Hand 2 is over")).to_be_visible()
+    dialog.get_by_role("button", name="Next hand").click()
+    expect(dialog).to_be_hidden()
+    # Seen, both: a reload shows neither again.
+    page.reload()
+    expect(page.locator("#status-line")).to_contain_text("Your turn")
+    expect(dialog).to_be_hidden()
+
+
+def test_on_a_phone_the_dialog_opens_at_its_top_with_next_hand_in_sight(site, new_page):
+    page = new_page(**PHONE)
+    open_scripted(page, site, view(hand_number=2, scores=[1, 0], last_result=knock_result()))
+    dialog = page.get_by_role("dialog")
+    heading = dialog.get_by_role("heading", name="Hand 1 is over")
+    expect(heading).to_be_visible()
+    button = dialog.get_by_role("button", name="Next hand")
+    expect(button).to_be_focused()
+    assert dialog.evaluate("d => d.scrollHeight > d.clientHeight"), "the dialog fits: nothing to check"
+    assert dialog.evaluate("d => d.scrollTop") == 0
+    assert in_viewport(page, heading) and in_viewport(page, button)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "result-dialog-390.png"))
+    # Scrolled to its end, the last lines are not hidden under the button.
+    dialog.evaluate("d => { d.scrollTop = d.scrollHeight; }")
+    last = dialog.locator(".running-score")
+    assert in_viewport(page, last) and in_viewport(page, button)
+    assert last.bounding_box()["y"] + last.bounding_box()["height"] <= button.bounding_box()["y"]
