@@ -148,8 +148,15 @@ class Script:
         return [m["action"] for m in self.sent if m.get("type") == "act"]
 
 
-def open_scripted(page: Page, base_url: str, *views: dict[str, Any], seat: int = 0) -> Script:
-    """Open the table of the scripted match in ``page``, fed ``views``."""
+def open_scripted(
+    page: Page,
+    base_url: str,
+    *views: dict[str, Any],
+    seat: int = 0,
+    hands: list[dict[str, Any]] | None = None,
+) -> Script:
+    """Open the table of the scripted match in ``page``, fed ``views``; ``hands``: the finished
+    hands its analysis gives (none unless given)."""
     script = Script([copy.deepcopy(v) for v in views])
 
     def route(ws: WebSocketRoute) -> None:
@@ -171,7 +178,7 @@ def open_scripted(page: Page, base_url: str, *views: dict[str, Any], seat: int =
     # The result dialog asks for the hand's analysis: a scripted match has none to give.
     page.route(
         re.compile(rf"/api/matches/{MATCH}/analysis$"),
-        lambda r: r.fulfill(json={"match_id": MATCH, "seat": seat, "status": "active", "hands": []}),
+        lambda r: r.fulfill(json={"match_id": MATCH, "seat": seat, "status": "active", "hands": hands or []}),
     )
     info = json.dumps({"seat": seat})
     page.add_init_script(

@@ -72,3 +72,28 @@ def test_on_a_phone_the_dialog_opens_at_its_top_with_next_hand_in_sight(site, ne
     last = dialog.locator(".running-score")
     assert in_viewport(page, last) and in_viewport(page, button)
     assert last.bounding_box()["y"] + last.bounding_box()["height"] <= button.bounding_box()["y"]
+
+
+def test_a_knock_hard_would_not_make_reads_as_playing_on(site, new_page):
+    knocked = {"kind": "knock", "card": "4s"}
+    hand = {
+        "number": 1,
+        "mistakes": [3],
+        "decisions": [
+            {
+                "step": 3,
+                "played": knocked,
+                "best": {"kind": "discard", "card": "4s"},
+                "loss": 20.3,
+                "mistake": True,
+                "explanation": "Play on rather than knock: gin is near.",
+            }
+        ],
+    }
+    page = new_page(**DESKTOP)
+    open_scripted(page, site, view(hand_number=2, scores=[1, 0], last_result=knock_result()), hands=[hand])
+    note = page.get_by_role("dialog").locator(".mistake-note")
+    # Not "you knock, discarding 4\u2660; Hard would discard 4\u2660", which read as the same move.
+    expect(note).to_contain_text(
+        "you knock, discarding 4\u2660; Hard would discard 4\u2660 and play on, without knocking (\u221220.3 points)"
+    )

@@ -32,6 +32,16 @@ export function actionText(a) {
   }
 }
 
+/** What Hard would play, said against what was played: when the only difference is the knock,
+ * "discard 6♣ and play on" (not "discard 6♣" beside "knock, discarding 6♣", which read as the
+ * same move). */
+export function bestText(best, played) {
+  if (best?.kind === "discard" && played?.kind === "knock" && best.card === played.card) {
+    return `discard ${cardShort(best.card)} and play on, without knocking`;
+  }
+  return actionText(best);
+}
+
 const points = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x).toFixed(1)}`;
 
 function decisionLine(d, { current = false, onPick = null } = {}) {
@@ -39,7 +49,7 @@ function decisionLine(d, { current = false, onPick = null } = {}) {
   const cls = `decision ${d.mistake ? "mistake" : same ? "agreed" : "differs"} ${current ? "current" : ""}`.trim();
   const words = same
     ? `You ${actionText(d.played)}: as Hard would.`
-    : `You ${actionText(d.played)}; Hard would ${actionText(d.best)} (\u2212${d.loss.toFixed(1)}).`;
+    : `You ${actionText(d.played)}; Hard would ${bestText(d.best, d.played)} (\u2212${d.loss.toFixed(1)}).`;
   const body = [
     d.mistake ? h("span", { class: "mistake-mark", "aria-label": "Mistake" }, "!") : null,
     h("span", { class: "decision-words" }, words),
@@ -91,7 +101,7 @@ export function moveNote(analysis, handNumber, step) {
     "p",
     { class: `analysis-move-note ${d.mistake ? "mistake" : ""}`.trim() },
     d.mistake ? h("span", { class: "mistake-mark", "aria-label": "Mistake" }, "!") : null,
-    same ? "Hard would have played this too." : `Hard would ${actionText(d.best)} (\u2212${d.loss.toFixed(1)}). ${d.explanation}`,
+    same ? "Hard would have played this too." : `Hard would ${bestText(d.best, d.played)} (\u2212${d.loss.toFixed(1)}). ${d.explanation}`,
   );
 }
 
@@ -116,7 +126,7 @@ export function mistakeNote(matchId, number) {
           {},
           h("strong", {}, "Biggest mistake: "),
           worst
-            ? `you ${actionText(worst.played)}; Hard would ${actionText(worst.best)} (\u2212${worst.loss.toFixed(1)} points). ${worst.explanation}`
+            ? `you ${actionText(worst.played)}; Hard would ${bestText(worst.best, worst.played)} (\u2212${worst.loss.toFixed(1)} points). ${worst.explanation}`
             : "none: Hard would have played this hand as you did.",
           " ",
           h("a", { href: `#/analysis/${encodeURIComponent(matchId)}` }, "Full analysis"),
