@@ -138,6 +138,12 @@ def test_a_finished_match_offers_a_new_match_with_the_same_settings(site, new_pa
         expect(again).to_be_visible()
         expect(page.get_by_text("Classic rules, Computer (Hard)")).to_be_visible()
         expect(page.get_by_role("button", name="Play again")).to_be_visible()  # the rematch, beside it
+        # Three ways on, each saying how it differs (they read alike when two were "New match").
+        expect(page.get_by_test_id("rematch-note")).to_have_text(
+            "Play again: the same rules and level, seats swapped."
+        )
+        expect(page.get_by_text("Classic rules, Computer (Hard), your seat kept")).to_be_visible()
+        expect(page.get_by_role("link", name="New match, other settings")).to_have_attribute("href", "#/")
         shoot(page, f"match-over-same-settings-{name}")
         if name == "1280":
             again.click()

@@ -17,7 +17,7 @@ export function sameSettings(m) {
 
 function describe(m, view) {
   const rules = view.rules?.label || m.rules;
-  if (m.opponent === "computer") return `${rules}, ${(view.players || []).find((p) => p.kind === "computer")?.name || "the computer"}`;
+  if (m.opponent === "computer") return `${rules}, ${(view.players || []).find((p) => p.kind === "computer")?.name || "the computer"}, your seat kept`;
   const clock = m.time_control?.kind === "realtime" ? `, ${m.time_control.move_seconds} s a move + ${m.time_control.bank_seconds} s bank` : m.time_control?.kind === "correspondence" ? ", a day a move" : "";
   return `${rules}${clock}${m.rated ? ", rated" : ""}, against a friend (a new invite link)`;
 }

@@ -102,7 +102,9 @@ export function renderFinished(t) {
       h(
         "div",
         { class: "button-row" },
-        h("a", { class: "btn primary", href: "#/" }, "New match"),
+        // The player's own ways on (Play again, New match with the same settings) are the
+        // boxes below; this one goes to the start page to choose afresh.
+        h("a", { class: watching ? "btn primary" : "btn", href: "#/" }, watching ? "New match" : "New match, other settings"),
         !watching ? h("a", { class: "btn", href: `#/replay/${encodeURIComponent(matchId)}` }, "Replay this match") : null,
         !watching ? h("a", { class: "btn", href: "#/history" }, "History") : null,
       ),

@@ -67,7 +67,11 @@ export function renderRematch(t) {
   const them = who(v, 1 - v.seat);
   const why = reasonLine(v);
   let content;
-  if (computer) content = [button(t, "Play again", "rematch", { primary: true, testid: "rematch" })];
+  if (computer)
+    content = [
+      h("p", { class: "muted", "data-testid": "rematch-note" }, "Play again: the same rules and level, seats swapped."),
+      button(t, "Play again", "rematch", { primary: true, testid: "rematch" }),
+    ];
   else if (r.offered_by === v.seat) content = [h("p", { "data-testid": "rematch-note" }, `Rematch offered: waiting for ${them} to accept.`)];
   else if (r.offered_by === 1 - v.seat)
     content = [
