@@ -1,7 +1,8 @@
 """The "Hand N is over" dialog as a player meets it: a hand that ended while the dialog for the
-one before was still open is shown next, not skipped; and on a phone the dialog opens at its
-top, heading in sight, with Next hand in sight too, at its foot. The table is fed exact views
-(tests/web/scripted.py)."""
+one before was still open is shown next, not skipped; on a phone the dialog opens at its top,
+heading in sight, with Next hand in sight too, at its foot; Hard's note says a knock it would
+not make plainly. And the question before resigning reads as one box. The table is fed exact
+views (tests/web/scripted.py)."""
 
 from __future__ import annotations
 
@@ -97,3 +98,25 @@ def test_a_knock_hard_would_not_make_reads_as_playing_on(site, new_page):
     expect(note).to_contain_text(
         "you knock, discarding 4\u2660; Hard would discard 4\u2660 and play on, without knocking (\u221220.3 points)"
     )
+
+
+def test_the_resign_question_is_one_box_with_both_answers_side_by_side_on_a_phone(site, new_page):
+    page = new_page(**PHONE)
+    open_scripted(page, site, view())
+    page.get_by_role("button", name="Resign\u2026").tap()
+    group = page.get_by_role("group", name="Confirm resigning")
+    yes, no = (
+        group.get_by_role("button", name="Yes, resign"),
+        group.get_by_role("button", name="Keep playing"),
+    )
+    expect(yes).to_be_visible()
+    box, a, b = group.bounding_box(), yes.bounding_box(), no.bounding_box()
+    assert a["y"] == b["y"], "the answers sit on one line"
+    for inner in (a, b):  # inside the box's border, not loose on the page
+        assert box["x"] < inner["x"] and inner["x"] + inner["width"] < box["x"] + box["width"]
+    assert group.evaluate("g => getComputedStyle(g).borderTopStyle") == "solid"
+    group.scroll_into_view_if_needed()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "resign-confirm-390.png"))
+    no.tap()
+    expect(page.get_by_role("button", name="Resign\u2026")).to_be_visible()
