@@ -114,13 +114,21 @@ class Clocks:
         tc = time_control_of(meta)
         if not tc.timed:
             return
-        out_of_time = action is not None and timed_out(action.client_id)
+        # The third timeout in a row forfeits with no action: it is a timeout all the same, so
+        # the seat is charged for it and its count shows 3 in the final view.
+        forfeited = (
+            action is None
+            and live.meta.status == "active"
+            and meta.status == "finished"
+            and (meta.outcome or {}).get("reason") == "timeout"
+        )
+        out_of_time = forfeited or (action is not None and timed_out(action.client_id))
         new = restamp(
             tc,
             clock_of(meta),
             active=meta.status == "active",
             to_act=live.state.to_act,
-            moved=action is not None,
+            moved=action is not None or forfeited,
             timed_out=out_of_time,
             now=meta.updated_at,
         )

@@ -291,6 +291,8 @@ class Commands:
                 raise Forbidden("only the player who created the match may cancel it")
             if live.meta.status == "finished":
                 raise MatchOver("the match is already over")
+            if live.meta.opponent == "computer":
+                raise Conflict("a match against the computer cannot be cancelled: resign instead")
             if live.meta.status != "waiting":
                 raise Conflict("someone has joined this match: resign instead")
             if not await self.store.delete_waiting_match(match_id, live.meta.version):

@@ -131,7 +131,9 @@ def asyncapi_document() -> dict[str, Any]:
         },
         "defaultContentType": "application/json",
         "servers": {
-            "local": {"host": "127.0.0.1:8080", "protocol": "ws", "pathname": "/ws"},
+            # No pathname: a tool joins the server's URL, its pathname and a channel's address,
+            # and each address is already the whole path (/ws, /ws/lobby).
+            "local": {"host": "127.0.0.1:8080", "protocol": "ws"},
         },
         "channels": {
             "play": {

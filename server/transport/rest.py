@@ -110,19 +110,21 @@ def _match_id(request: web.Request) -> str:
     return match_id
 
 
-_QUERY_MAX = {"limit": 100, "offset": 2**31 - 1}
-"""The largest value each integer query parameter may take (larger is ``bad_request``)."""
+_QUERY_RANGE = {"limit": (1, 100), "offset": (0, 2**31 - 1)}
+"""The values each integer query parameter may take (anything else is ``bad_request``)."""
 
 
 def _int_query(request: web.Request, name: str, default: int) -> int:
     raw = request.query.get(name)
     if raw is None:
         return default
+    low, high = _QUERY_RANGE[name]
+    wrong = BadRequest(f"{name} must be a whole number between {low} and {high}")
     if not raw.strip().lstrip("+-").isdigit() or len(raw) > 12:
-        raise BadRequest(f"{name} must be an integer from 0 to {_QUERY_MAX[name]}")
+        raise wrong
     value = int(raw)
-    if not 0 <= value <= _QUERY_MAX[name]:
-        raise BadRequest(f"{name} must be an integer from 0 to {_QUERY_MAX[name]}")
+    if not low <= value <= high:
+        raise wrong
     return value
 
 

@@ -63,9 +63,28 @@ async def versioned(request: web.Request) -> web.StreamResponse:
     return web.FileResponse(path, headers=headers)
 
 
+OTHER_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+"""The methods an API path may have besides GET (whose routes come before this one)."""
+
+
+async def _allowed(request: web.Request) -> set[str]:
+    """The methods some route has for this request's path (none: the path is unknown)."""
+    allowed = set()
+    for method in OTHER_METHODS:
+        match = await request.app.router.resolve(request.clone(method=method))
+        if match.http_exception is None:
+            allowed.add(method)
+    return allowed
+
+
 async def asset(request: web.Request) -> web.StreamResponse:
     rel = request.match_info["path"]
     if rel.startswith(("api/", "ws")):
+        # A GET (or HEAD) of a path whose routes take only other methods lands here, after
+        # them: it is a wrong method (405 with Allow), not an unknown path.
+        allowed = await _allowed(request)
+        if allowed:
+            raise web.HTTPMethodNotAllowed(request.method, allowed)
         raise web.HTTPNotFound(reason=f"no such endpoint: /{rel}")
     path = _file(request.app[SETTINGS].static_dir, rel)
     if path is None:

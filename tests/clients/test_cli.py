@@ -75,3 +75,13 @@ def test_a_short_option_after_token_is_still_an_option(no_token_variable, capsys
     with pytest.raises(SystemExit):
         cli.parse_args(["verify", "m_1", "--token", "-h"])
     assert "--token: expected one argument" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "spec", ["mypackage.bots:choose", "no_such_strategy_module", "json:no_such_function"]
+)
+def test_a_strategy_that_cannot_be_loaded_is_a_one_line_usage_error(no_token_variable, capsys, spec):
+    assert cli.main(["arena", "--strategy", spec, "--server", "http://127.0.0.1:1"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert err.startswith("python -m ginrummy_client arena: error: --strategy: ")

@@ -133,3 +133,30 @@ def test_the_command_line_verifies_a_match_by_id(honest, monkeypatch, capsys):
     monkeypatch.delenv("GINRUMMY_TOKEN", raising=False)
     assert cli.main(["verify", "m_good", "--token", ""]) == 1
     assert "verify needs --token" in capsys.readouterr().err
+
+
+def test_a_match_resigned_before_any_hand_finished_has_nothing_to_verify_and_is_no_failure(
+    monkeypatch, capsys
+):
+    from ginrummy_client import __main__ as cli
+    from ginrummy_client.rest import GinRummyClient
+
+    record = record_of(played("sha256", resign_after=3))
+    assert len(record["hands"]) == 1 and record["hands"][0]["seed"] is None
+    report = verify(record)
+    assert report.nothing_to_check and not report.ok
+    assert report.summary() == "Nothing to verify: no hand of this match finished, so no seed was revealed"
+
+    async def get_record(self, match_id):
+        return record
+
+    monkeypatch.setattr(GinRummyClient, "get_record", get_record)
+    assert cli.main(["verify", "m_resigned", "--token", "tok"]) == 0
+    assert capsys.readouterr().out == report.summary() + "\n"
+
+
+def test_an_unfinished_hand_whose_commitment_changed_is_still_a_failure():
+    record = record_of(played("sha256", resign_after=3))
+    report = verify(record, {1: "0" * 64})
+    assert not report.ok and not report.nothing_to_check
+    assert report.summary().startswith("DEAL NOT VERIFIED\nhand 1: the commitment differs")

@@ -135,3 +135,15 @@ def test_the_enums_come_from_the_registries():
     comps = openapi_document()["components"]["schemas"]
     assert comps["CreateMatch"]["properties"]["rules"]["enum"] == sorted(RULES)
     assert comps["CreateMatch"]["properties"]["difficulty"]["enum"] == sorted(DIFFICULTIES)
+
+
+async def test_asyncapi_server_and_channel_addresses_join_into_the_real_socket_paths(make_client):
+    doc = documents.JSON_DOCUMENTS["asyncapi.json"]()
+    client = await make_client()
+    for server in doc["servers"].values():
+        base = server.get("pathname", "").rstrip("/")
+        paths = {name: base + channel["address"] for name, channel in doc["channels"].items()}
+        assert paths == {"play": "/ws", "lobby": "/ws/lobby"}
+        for path in paths.values():
+            ws = await client.ws_connect(path)  # a real socket, not a 404
+            await ws.close()

@@ -280,3 +280,27 @@ async def test_healthz_answers_from_a_recent_commit_while_every_pooled_connectio
         for conn in held:
             await conn.close()
     assert (await client.get("/healthz")).status == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "allow"),
+    [
+        ("/api/players", "POST"),
+        ("/api/matches/m_x/resign", "POST"),
+        ("/api/sessions/revoke-others", "DELETE, POST"),  # DELETE /api/sessions/{session_id} too
+        ("/api/sessions/s_x", "DELETE"),
+    ],
+)
+async def test_a_get_of_a_path_that_takes_other_methods_is_405_with_allow_not_404(make_client, path, allow):
+    client = await make_client()
+    r = await client.get(path)
+    await error_of(r, 405, "bad_request")
+    assert r.headers["Allow"] == allow
+    head = await client.head(path)
+    assert head.status == 405 and head.headers["Allow"] == allow
+
+
+async def test_an_unknown_api_path_stays_404(make_client):
+    client = await make_client()
+    for path in ("/api/nothing", "/api/matches/m_x/nothing", "/ws/nothing"):
+        await error_of(await client.get(path), 404, "not_found")

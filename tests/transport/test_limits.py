@@ -243,13 +243,15 @@ async def test_a_match_someone_joined_or_against_the_computer_cannot_be_cancelle
     for who in (ada, bob):
         r = await client.post(f"/api/matches/{m['match_id']}/cancel", headers=auth(who))
         assert r.status in (403, 409), await r.text()
-    await error_of(
+    joined = await error_of(
         await client.post(f"/api/matches/{m['match_id']}/cancel", headers=auth(ada)), 409, "conflict"
     )
+    assert joined["message"] == "someone has joined this match: resign instead"
     c = await new_match(client, ada)
-    await error_of(
+    computer = await error_of(
         await client.post(f"/api/matches/{c['match_id']}/cancel", headers=auth(ada)), 409, "conflict"
     )
+    assert computer["message"] == "a match against the computer cannot be cancelled: resign instead"
     assert (await client.post(f"/api/matches/{c['match_id']}/resign", headers=auth(ada))).status == 200
     await error_of(
         await client.post(f"/api/matches/{c['match_id']}/cancel", headers=auth(ada)), 409, "match_over"

@@ -221,6 +221,20 @@ async def test_the_match_list_is_the_callers_newest_first_filtered_and_paginated
         await error_of(await client.get(f"/api/matches?{bad}", headers=auth(ada)), 400, "bad_request")
 
 
+@pytest.mark.parametrize(
+    "path", ["/api/matches", "/api/leaderboard", "/api/challenges", "/api/players/me/rating/history"]
+)
+async def test_every_wrong_limit_gets_one_message_naming_the_true_range(make_client, path):
+    client = await make_client()
+    ada = await new_player(client)
+    for bad in ("0", "101", "-1", "abc", "1e3"):
+        r = await client.get(f"{path}?limit={bad}", headers=auth(ada))
+        error = await error_of(r, 400, "bad_request")
+        assert error["message"] == "limit must be a whole number between 1 and 100", (path, bad)
+    error = await error_of(await client.get(f"{path}?offset=-1", headers=auth(ada)), 400, "bad_request")
+    assert error["message"] == "offset must be a whole number between 0 and 2147483647"
+
+
 async def test_the_record_is_a_conflict_until_the_match_is_over(make_client):
     client = await make_client()
     ada = await new_player(client)

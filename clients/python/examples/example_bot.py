@@ -6,14 +6,31 @@ given until stopped.
     python examples/example_bot.py --server http://127.0.0.1:8080 --seek --rated --clock 20+120
     python examples/example_bot.py --server http://127.0.0.1:8080 --ladder --owner you@example.org
 
+Without ``--server`` it plays on ``$GINRUMMY_SERVER``, else on the server an invite URL names,
+else on http://127.0.0.1:8080.
+
 Its whole brain is ``choose``: given the view of its seat, it returns one of
 ``view.legal_actions``. Replace it with your own and you have your own Gin Rummy bot.
 """
 
 import argparse
 import asyncio
+import os
+import sys
+import urllib.parse
+from collections.abc import Mapping
 
-from ginrummy_client import Action, GinRummyClient, MatchView, TimeControl, deadwood, play_ladder
+from ginrummy_client import (
+    Action,
+    GinRummyClient,
+    GinRummyError,
+    MatchView,
+    TimeControl,
+    deadwood,
+    play_ladder,
+)
+
+LOCAL_SERVER = "http://127.0.0.1:8080"
 
 
 def choose(view: MatchView) -> Action:
@@ -56,21 +73,26 @@ async def ladder(client: GinRummyClient, args: argparse.Namespace) -> None:
         print(standing, flush=True)
 
 
-async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--server", default="http://127.0.0.1:8080")
-    how = parser.add_mutually_exclusive_group(required=True)
-    how.add_argument("--invite", help="the invite URL, or MATCH_ID:CODE")
-    how.add_argument("--seek", action="store_true", help="quick pairing: play the next stranger who seeks")
-    how.add_argument("--ladder", action="store_true", help="register as a bot, enroll, play ladder matches")
-    parser.add_argument("--match", help="the match id, if the invite does not name it")
-    parser.add_argument("--rules", default="house", help="with --seek: the rules preset")
-    parser.add_argument("--rated", action="store_true", help="with --seek: a rated match")
-    parser.add_argument("--clock", help="with --seek: a real-time clock MOVE+BANK seconds, e.g. 20+120")
-    parser.add_argument("--name", default="Example bot")
-    parser.add_argument("--owner", default="example", help="with --ladder: who runs the bot")
-    parser.add_argument("--matches", type=int, help="with --ladder: stop after this many matches")
-    args = parser.parse_args()
+def default_server(invite: str | None, environ: Mapping[str, str] = os.environ) -> str:
+    """The server to play on when ``--server`` is not given: ``$GINRUMMY_SERVER``, else the
+    scheme and host of an invite URL, else the local server.
+
+    >>> default_server("https://gin.example:8443/?match=m_1&invite=XYZ", {})
+    'https://gin.example:8443'
+    >>> default_server("m_1:XYZ", {})
+    'http://127.0.0.1:8080'
+    >>> default_server("https://gin.example/?match=m_1&invite=XYZ", {"GINRUMMY_SERVER": "http://h:1"})
+    'http://h:1'
+    """
+    if environ.get("GINRUMMY_SERVER"):
+        return environ["GINRUMMY_SERVER"]
+    parts = urllib.parse.urlsplit((invite or "").strip())
+    if parts.scheme in ("http", "https") and parts.netloc:
+        return f"{parts.scheme}://{parts.netloc}"
+    return LOCAL_SERVER
+
+
+async def main(args: argparse.Namespace) -> None:
     client = GinRummyClient(args.server)
     if args.ladder:
         await ladder(client, args)
@@ -95,5 +117,45 @@ async def main() -> None:
     report(final)
 
 
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--server",
+        help=f"server base URL (default: $GINRUMMY_SERVER, the invite's server, or {LOCAL_SERVER})",
+    )
+    how = parser.add_mutually_exclusive_group(required=True)
+    how.add_argument("--invite", help="the invite URL, or MATCH_ID:CODE")
+    how.add_argument("--seek", action="store_true", help="quick pairing: play the next stranger who seeks")
+    how.add_argument("--ladder", action="store_true", help="register as a bot, enroll, play ladder matches")
+    parser.add_argument("--match", help="the match id, if the invite does not name it")
+    parser.add_argument("--rules", default="house", help="with --seek: the rules preset")
+    parser.add_argument("--rated", action="store_true", help="with --seek: a rated match")
+    parser.add_argument("--clock", help="with --seek: a real-time clock MOVE+BANK seconds, e.g. 20+120")
+    parser.add_argument("--name", default="Example bot")
+    parser.add_argument("--owner", default="example", help="with --ladder: who runs the bot")
+    parser.add_argument("--matches", type=int, help="with --ladder: stop after this many matches")
+    args = parser.parse_args(argv)
+    args.server = args.server or default_server(args.invite)
+    return args
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Play as the command line says; 0 when done, 1 (and one line on stderr) when the server
+    cannot be reached or says no."""
+    args = parse_args(argv)
+    try:
+        asyncio.run(main(args))
+    except KeyboardInterrupt:
+        return 130
+    except (GinRummyError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # refused, unknown host, timed out (urllib's URLError is one too)
+        reason = getattr(exc, "reason", None) or exc
+        print(f"error: cannot reach the server at {args.server}: {reason}", file=sys.stderr)
+        return 1
+    return 0
+
+
 if __name__ == "__main__":
-    asyncio.run(main())
+    sys.exit(run())

@@ -34,6 +34,11 @@ TOKEN_VARIABLE = "GINRUMMY_TOKEN"
 PASTED = ("--token", "--watch-token", "--join")
 
 
+class UsageError(Exception):
+    """A command line that cannot be run as given: one line on stderr, exit status 2 (as
+    argparse's own usage errors)."""
+
+
 def _token(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument(
         "--token", default=os.environ.get(TOKEN_VARIABLE), help=f"{what} (or set ${TOKEN_VARIABLE})"
@@ -222,7 +227,10 @@ async def _watch(args: argparse.Namespace) -> int:
 
 
 async def _arena(args: argparse.Namespace) -> int:
-    strategy = load_strategy(args.strategy)
+    try:
+        strategy = load_strategy(args.strategy)
+    except ValueError as exc:
+        raise UsageError(f"--strategy: {exc}") from exc
     await run_arena(
         args.server,
         strategy,
@@ -242,7 +250,7 @@ async def _verify(args: argparse.Namespace) -> int:
     record = await GinRummyClient(args.server, args.token).get_record(args.match)
     report = verify(record)
     print(report.summary())
-    return 0 if report.ok else 2
+    return 0 if report.ok or report.nothing_to_check else 2
 
 
 async def _analysis(args: argparse.Namespace) -> int:
@@ -263,6 +271,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nInterrupted.")
         return 130
+    except UsageError as exc:
+        print(f"{build_parser().prog} {args.command}: error: {exc}", file=sys.stderr)
+        return 2
     except (GinRummyError, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -48,7 +48,17 @@ def load_strategy(spec: str) -> Strategy:
         sys.modules[path.stem] = module
         module_spec.loader.exec_module(module)
     else:
-        module = importlib.import_module(target)
+        try:
+            module = importlib.import_module(target)
+        except ImportError as exc:
+            # Only the module named (or a package of it) missing: an import error inside a
+            # module that does exist is the strategy's own bug, left to show itself.
+            missing = getattr(exc, "name", None)
+            if missing is None or not (target == missing or target.startswith(missing + ".")):
+                raise
+            raise ValueError(
+                f"no strategy module {target!r} (expected module:function, path/file.py:function, quick or random)"
+            ) from exc
     fn = getattr(module, attr, None)
     if not callable(fn):
         raise ValueError(f"{target} has no function {attr!r}")

@@ -62,25 +62,38 @@ class HandCheck:
 
 @dataclass(frozen=True, slots=True)
 class DealReport:
-    """:func:`verify`'s answer. ``ok``: the record's scheme is verifiable and every finished
-    hand verified. ``scheme`` is the record's ``deal``."""
+    """:func:`verify`'s answer. ``ok``: the record's scheme is verifiable, at least one hand
+    finished, and every finished hand verified. ``nothing_to_check``: the scheme is verifiable
+    but no hand finished, so no seed was revealed (not a failure, and not ``ok``). ``scheme``
+    is the record's ``deal``."""
 
     scheme: str
     hands: tuple[HandCheck, ...] = field(default=())
 
     @property
+    def _problems(self) -> list[HandCheck]:
+        # A skipped hand may still have one: a commitment other than the one shown in play.
+        return [h for h in self.hands if h.problems or (h.skipped is None and not h.verified)]
+
+    @property
     def ok(self) -> bool:
         checked = [h for h in self.hands if h.skipped is None]
-        return self.scheme == "sha256" and bool(checked) and all(h.verified for h in checked)
+        return self.scheme == "sha256" and bool(checked) and not self._problems
+
+    @property
+    def nothing_to_check(self) -> bool:
+        return self.scheme == "sha256" and not self._problems and all(h.skipped for h in self.hands)
 
     def summary(self) -> str:
         if self.scheme != "sha256":
             return f"not verifiable: this match was dealt by the {self.scheme} scheme"
-        checked = [h for h in self.hands if h.skipped is None]
-        bad = [h for h in checked if not h.verified]
+        bad = self._problems
         if bad:
             lines = [f"hand {h.number}: {'; '.join(h.problems)}" for h in bad]
             return "DEAL NOT VERIFIED\n" + "\n".join(lines)
+        if self.nothing_to_check:
+            return "Nothing to verify: no hand of this match finished, so no seed was revealed"
+        checked = [h for h in self.hands if h.skipped is None]
         return f"Deal verified: {len(checked)} hand{'s' * (len(checked) != 1)} re-derived from their seeds"
 
 
