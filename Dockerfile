@@ -17,5 +17,9 @@ WORKDIR /app
 USER gin
 ENV GINRUMMY_HOST=0.0.0.0 GINRUMMY_PORT=8080
 EXPOSE 8080
-HEALTHCHECK --interval=10s --timeout=3s CMD python -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:8080/healthz', timeout=2)" || exit 1
+# The SQLite database (the default, ./data/ginrummy.db) lives here: mount a volume on it, or it
+# goes with the container. (On Postgres nothing is written here.)
+VOLUME /app/data
+# The port the server really listens on, should GINRUMMY_PORT be changed at run time.
+HEALTHCHECK --interval=10s --timeout=3s CMD python -c "import os,urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('GINRUMMY_PORT', '8080'), timeout=2)" || exit 1
 CMD ["python", "-m", "server"]

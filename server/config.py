@@ -219,13 +219,13 @@ class Settings:
         if "GINRUMMY_HOST" in env:
             values["host"] = env["GINRUMMY_HOST"]
         if "GINRUMMY_PORT" in env:
-            values["port"] = int(env["GINRUMMY_PORT"])
+            values["port"] = _int(env, "GINRUMMY_PORT")
         if env.get("DATABASE_URL"):
             values["database_url"] = normalize_database_url(env["DATABASE_URL"])
         if "GINRUMMY_LOG_LEVEL" in env:
             values["log_level"] = env["GINRUMMY_LOG_LEVEL"]
         if "GINRUMMY_BOT_DELAY" in env:
-            values["bot_delay"] = float(env["GINRUMMY_BOT_DELAY"])
+            values["bot_delay"] = _float(env, "GINRUMMY_BOT_DELAY")
         if "GINRUMMY_ALLOWED_ORIGINS" in env:
             values["allowed_origins"] = tuple(
                 o.strip().rstrip("/") for o in env["GINRUMMY_ALLOWED_ORIGINS"].split(",") if o.strip()
@@ -241,33 +241,35 @@ class Settings:
         if "GINRUMMY_WS_COMPRESS" in env:
             values["ws_compress"] = _flag("GINRUMMY_WS_COMPRESS", env["GINRUMMY_WS_COMPRESS"])
         if "GINRUMMY_GC_FREEZE_SECONDS" in env:
-            values["gc_freeze_seconds"] = float(env["GINRUMMY_GC_FREEZE_SECONDS"])
+            values["gc_freeze_seconds"] = _float(env, "GINRUMMY_GC_FREEZE_SECONDS")
         if "GINRUMMY_GC_THAW_SECONDS" in env:
-            values["gc_thaw_seconds"] = float(env["GINRUMMY_GC_THAW_SECONDS"])
+            values["gc_thaw_seconds"] = _float(env, "GINRUMMY_GC_THAW_SECONDS")
         if "GINRUMMY_GC_THRESHOLDS" in env:
             parts = env["GINRUMMY_GC_THRESHOLDS"].replace("/", ",").split(",")
-            if len(parts) != 3:
-                raise ValueError("GINRUMMY_GC_THRESHOLDS is three integers, e.g. 10000,10,10")
-            values["gc_thresholds"] = (int(parts[0]), int(parts[1]), int(parts[2]))
+            try:
+                first, second, third = (int(p) for p in parts)
+            except ValueError:
+                raise ValueError("GINRUMMY_GC_THRESHOLDS is three integers, e.g. 10000,10,10") from None
+            values["gc_thresholds"] = (first, second, third)
         if "GINRUMMY_GC_YOUNG_MESSAGES" in env:
-            values["gc_young_messages"] = int(env["GINRUMMY_GC_YOUNG_MESSAGES"])
+            values["gc_young_messages"] = _int(env, "GINRUMMY_GC_YOUNG_MESSAGES")
         if "GINRUMMY_UVLOOP" in env:
             values["uvloop"] = _flag("GINRUMMY_UVLOOP", env["GINRUMMY_UVLOOP"])
         if "GINRUMMY_MALLOC_ARENAS" in env:
-            values["malloc_arenas"] = int(env["GINRUMMY_MALLOC_ARENAS"])
+            values["malloc_arenas"] = _int(env, "GINRUMMY_MALLOC_ARENAS")
         if "GINRUMMY_SQLITE_INLINE" in env:
-            values["sqlite_inline"] = int(env["GINRUMMY_SQLITE_INLINE"])
+            values["sqlite_inline"] = _int(env, "GINRUMMY_SQLITE_INLINE")
         if "GINRUMMY_LADDER_CPU" in env:
-            values["ladder_cpu"] = float(env["GINRUMMY_LADDER_CPU"])
+            values["ladder_cpu"] = _float(env, "GINRUMMY_LADDER_CPU")
         if "GINRUMMY_LADDER_REFERENCES" in env:
             values["ladder_references"] = tuple(
                 r.strip() for r in env["GINRUMMY_LADDER_REFERENCES"].split(",") if r.strip()
             )
         if "GINRUMMY_BOT_WORKERS" in env:
-            values["bot_workers"] = int(env["GINRUMMY_BOT_WORKERS"])
+            values["bot_workers"] = _int(env, "GINRUMMY_BOT_WORKERS")
         # Clock limits (docs/protocol.md, "Clocks, claims and rematches").
         timing: dict[str, Any] = {
-            name: float(env[var])
+            name: _float(env, var)
             for name, var in (
                 ("claim_seconds", "GINRUMMY_CLAIM_SECONDS"),
                 ("waiting_match_seconds", "GINRUMMY_WAITING_MATCH_SECONDS"),
@@ -328,6 +330,23 @@ class Settings:
                 raise ValueError(f"trusted proxy {proxy!r} is not an address or a network") from None
         if self.log_level.lower() not in {"debug", "info", "warning", "error", "critical"}:
             raise ValueError(f"unknown log level {self.log_level!r}")
+
+
+def _int(env: Mapping[str, str], name: str) -> int:
+    """``env[name]`` as a whole number; else an error that names the variable (a bare
+    ``int()`` said only "invalid literal for int() with base 10: 'abc'", and not where)."""
+    try:
+        return int(env[name])
+    except ValueError:
+        raise ValueError(f"{name} must be a whole number, not {env[name]!r}") from None
+
+
+def _float(env: Mapping[str, str], name: str) -> float:
+    """``env[name]`` as a number of seconds or a share; else an error that names the variable."""
+    try:
+        return float(env[name])
+    except ValueError:
+        raise ValueError(f"{name} must be a number, not {env[name]!r}") from None
 
 
 def _flag(name: str, value: str) -> bool:

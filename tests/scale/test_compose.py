@@ -67,8 +67,17 @@ def test_the_compose_file_runs_postgres_a_migration_two_servers_and_a_balancer(c
     assert services["migrate"]["depends_on"]["postgres"]["condition"] == "service_healthy"
     for name in SERVERS:
         assert services[name]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
-        assert services[name]["build"] == "."
     assert set(services["balancer"]["depends_on"]) == set(SERVERS)
+
+
+def test_the_migration_and_the_replicas_share_one_image_built_here(compose):
+    services = compose["services"]
+    users = ("migrate", *SERVERS)
+    # Each names the build (Compose v2 would otherwise try to pull an image only named) and
+    # the same tag, so one build serves all three.
+    assert {services[name].get("build") for name in users} == {"."}
+    images = {services[name].get("image") for name in users}
+    assert len(images) == 1 and None not in images, images
 
 
 def test_every_command_in_the_compose_file_and_the_dockerfile_parses_with_the_server_cli(compose):
@@ -129,7 +138,11 @@ def test_the_balancer_sends_every_replica_websocket_upgrades_on_the_servers_port
     assert headers["Host"] == "$http_host", "$host drops the port the browser used"
     assert headers["X-Forwarded-For"] == "$proxy_add_x_forwarded_for"
     assert headers["X-Real-IP"] == "$remote_addr"
-    assert headers["X-Forwarded-Proto"] == "$scheme"
+    # The scheme: the balancer's own, or the TLS front's (only from the front's addresses).
+    proto = headers["X-Forwarded-Proto"]
+    assert proto == "$scheme" or re.search(rf"map \S+ {re.escape(proto)} \{{\s*default\s+\$scheme;", conf), (
+        f"X-Forwarded-Proto is {proto}, which does not fall back to $scheme"
+    )
     # POST is never retried on another replica (nginx's default; no "non_idempotent").
     assert "non_idempotent" not in conf
     dockerfile = (ROOT / "Dockerfile").read_text()
@@ -166,3 +179,65 @@ def test_the_replicas_trust_the_forwarded_headers_of_the_balancer_and_of_nobody_
         assert all(t.num_addresses == 1 for t in trusted), trusted
     for name in ("postgres", "migrate"):
         assert "networks" not in services[name] or "default" in services[name]["networks"]
+
+
+def test_the_balancer_has_room_for_ten_thousand_matches_sockets(compose):
+    """Each proxied WebSocket is two connections in nginx; nginx's default of 512 a worker held
+    about 240 sockets (tests/scale/test_nginx_capacity.py runs 300 through it)."""
+    conf = (ROOT / "deploy" / "nginx.conf").read_text()
+    connections = re.search(r"^\s*worker_connections (\d+);", conf, re.M)
+    files = re.search(r"^\s*worker_rlimit_nofile (\d+);", conf, re.M)
+    assert connections and files, "deploy/nginx.conf leaves nginx's 512 worker connections"
+    # 10,000 matches: 20,000 players' sockets, 40,000 connections, in any one worker.
+    assert int(connections.group(1)) >= 40_000
+    assert int(files.group(1)) >= int(connections.group(1))
+    assert compose["services"]["balancer"]["ulimits"]["nofile"] >= int(files.group(1))
+
+
+def test_metrics_are_refused_at_the_balancer_but_to_loopback():
+    conf = (ROOT / "deploy" / "nginx.conf").read_text()
+    block = re.search(r"location = /metrics \{(.*?)\n    \}", conf, re.S)
+    assert block, "deploy/nginx.conf passes /metrics on to anyone"
+    rules = re.findall(r"^\s*(allow|deny) (\S+);", block.group(1), re.M)
+    assert rules[-1] == ("deny", "all"), rules
+    for _, network in rules[:-1]:
+        net = ipaddress.ip_network(network)
+        # Not private ranges: Docker's published ports can show every client as the bridge's
+        # gateway, a private address.
+        assert net.is_loopback, f"/metrics is allowed to {network}"
+    assert "proxy_pass http://ginrummy;" in block.group(1)
+
+
+def test_the_image_keeps_its_database_in_a_volume_and_checks_the_port_it_listens_on():
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    workdir = re.findall(r"^WORKDIR (\S+)$", dockerfile, re.M)[-1]
+    data = Path(workdir) / Settings().database_url.split("///", 1)[1]
+    assert re.search(rf"^VOLUME {re.escape(str(data.parent))}$", dockerfile, re.M), (
+        f"the image should declare its SQLite folder {data.parent} a volume"
+    )
+    (check,) = re.findall(r"^HEALTHCHECK .*$", dockerfile, re.M)
+    assert "GINRUMMY_PORT" in check and ":8080/" not in check, check
+
+
+def test_the_build_context_leaves_out_local_state_but_nothing_the_image_copies():
+    import fnmatch
+
+    ignore = ROOT / ".dockerignore"
+    assert ignore.exists(), "without .dockerignore the build context carries .venv, .git and data"
+    patterns = [
+        line.strip() for line in ignore.read_text().splitlines() if line.strip() and not line.startswith("#")
+    ]
+    for needed in (".venv", ".git", "data", "**/node_modules", ".mypy_cache", ".pytest_cache"):
+        assert needed in patterns, f".dockerignore should leave out {needed}"
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    copied = [
+        src
+        for line in re.findall(r"^COPY (?!--from)(.+) \S+$", dockerfile, re.M)
+        for src in shlex.split(line)
+    ]
+    for src in copied:
+        for pattern in patterns:
+            bare = pattern.removeprefix("**/")
+            assert not fnmatch.fnmatch(src, pattern) and not fnmatch.fnmatch(src, bare), (
+                f".dockerignore's {pattern} leaves out {src}, which the Dockerfile copies"
+            )

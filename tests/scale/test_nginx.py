@@ -82,12 +82,15 @@ def nginx_conf(upstreams: list[str], port: int, run_dir: Path) -> str:
 
 
 @contextlib.contextmanager
-def nginx(upstreams: list[str], run_dir: Path) -> Iterator[str]:
-    """Debian's nginx in front of ``upstreams`` as a child process; yields its base URL."""
+def nginx(
+    upstreams: list[str], run_dir: Path, edit: Callable[[str], str] = lambda conf: conf
+) -> Iterator[str]:
+    """Debian's nginx in front of ``upstreams`` as a child process; yields its base URL.
+    ``edit`` may change the configuration further (a test's own TLS front, say)."""
     assert NGINX is not None
     run_dir.mkdir()
     port = free_port()
-    (run_dir / "nginx.conf").write_text(nginx_conf(upstreams, port, run_dir))
+    (run_dir / "nginx.conf").write_text(edit(nginx_conf(upstreams, port, run_dir)))
     cmd = [NGINX, "-p", str(run_dir), "-c", str(run_dir / "nginx.conf"), "-e", str(run_dir / "error.log")]
     check = subprocess.run([*cmd, "-t"], capture_output=True, text=True, timeout=10)
     assert check.returncode == 0, check.stderr

@@ -1,0 +1,143 @@
+"""deploy/nginx.conf under Debian's nginx, in front of a stub replica (an aiohttp app in a thread
+of this process that echoes WebSocket messages and tells what headers reached it), so that what
+is measured is the balancer's own configuration, fast and on loopback only:
+
+- it carries 300 WebSockets at once (each is two connections in nginx; with nginx's default of
+  512 worker connections the reference deployment stopped at about 240);
+- ``/metrics`` answers loopback addresses, but not a request that came through the TLS front;
+- ``X-Forwarded-Proto`` from the TLS front reaches the replicas; from anyone else, the
+  balancer's own scheme does.
+
+Skipped, saying so, when nginx is missing."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import resource
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+from aiohttp import web
+
+from tests.scale.test_nginx import NGINX, nginx, run
+
+pytestmark = pytest.mark.skipif(NGINX is None, reason="nginx is not installed (apt-get install nginx)")
+SOCKETS = 300
+FRONT = "127.0.0.2"  # the test's TLS front, listed in the balancer's geo block
+
+
+@contextlib.contextmanager
+def stub_replica() -> Iterator[str]:
+    """A replica stand-in on a free loopback port, in a thread with its own event loop; yields
+    ``host:port``."""
+
+    async def healthz(request: web.Request) -> web.Response:
+        return web.Response(text="ok")
+
+    async def metrics(request: web.Request) -> web.Response:
+        return web.Response(text="# metrics")
+
+    async def headers(request: web.Request) -> web.Response:
+        return web.json_response(dict(request.headers))
+
+    async def echo(request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        async for message in ws:
+            await ws.send_str(message.data)
+        return ws
+
+    app = web.Application()
+    app.router.add_get("/healthz", healthz)
+    app.router.add_get("/metrics", metrics)
+    app.router.add_get("/headers", headers)
+    app.router.add_get("/ws", echo)
+    loop = asyncio.new_event_loop()
+    runner = web.AppRunner(app, handle_signals=False)
+    loop.run_until_complete(runner.setup())
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    loop.run_until_complete(site.start())
+    port = runner.addresses[0][1]
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()
+
+
+@pytest.fixture
+def enough_files() -> Iterator[None]:
+    """Both ends of every socket are in this process (the client's and the stub's): lift the
+    soft limit on open files if it is below what that takes."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    needed = 4 * SOCKETS + 256
+    if hard != resource.RLIM_INFINITY and hard < needed:
+        pytest.skip(f"the hard limit on open files ({hard}) is below {needed}")
+    if soft < needed:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
+    yield
+    resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def with_front(conf: str) -> str:
+    """The balancer's configuration with :data:`FRONT` listed as the TLS front."""
+    assert "    default 0;\n" in conf, "deploy/nginx.conf's geo block for the TLS front is gone"
+    return conf.replace("    default 0;\n", f"    default 0;\n    {FRONT} 1;\n", 1)
+
+
+def test_the_balancer_carries_300_websockets_at_once(tmp_path: Path, enough_files: None) -> None:
+    async def hold(base: str) -> int:
+        connector = aiohttp.TCPConnector(limit=0)
+        timeout = aiohttp.ClientTimeout(total=20)
+        async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+            url = base.replace("http://", "ws://") + "/ws"
+            sockets = await asyncio.gather(*(session.ws_connect(url) for _ in range(SOCKETS)))
+            try:
+                # Every one of them open at once, and each still carries its own messages.
+                for i, ws in enumerate(sockets):
+                    await ws.send_str(str(i))
+                answers = [await ws.receive_str(timeout=10) for ws in sockets]
+                assert answers == [str(i) for i in range(SOCKETS)]
+                return sum(not ws.closed for ws in sockets)
+            finally:
+                await asyncio.gather(*(ws.close() for ws in sockets))
+
+    with stub_replica() as upstream, nginx([upstream], tmp_path / "nginx") as base:
+        assert run(hold(base)) == SOCKETS
+    assert "worker_connections are not enough" not in (tmp_path / "nginx" / "error.log").read_text()
+
+
+def test_metrics_answer_loopback_and_the_scheme_comes_only_from_the_tls_front(
+    tmp_path: Path,
+) -> None:
+    async def ask(base: str, local: str, path: str, proto: str | None = None) -> tuple[int, str]:
+        connector = aiohttp.TCPConnector(local_addr=(local, 0), force_close=True)
+        headers = {"X-Forwarded-Proto": proto} if proto else {}
+        async with (
+            aiohttp.ClientSession(connector=connector) as session,
+            session.get(base + path, headers=headers) as r,
+        ):
+            if path == "/headers":
+                return r.status, (await r.json()).get("X-Forwarded-Proto", "")
+            return r.status, await r.text()
+
+    async def check(base: str) -> None:
+        assert await ask(base, "127.0.0.1", "/metrics") == (200, "# metrics")
+        status, _ = await ask(base, FRONT, "/metrics")
+        assert status == 403, "through the public TLS front, /metrics must be refused"
+        # A client cannot claim https for itself; the TLS front can, and its http stays http.
+        assert await ask(base, "127.0.0.1", "/headers", "https") == (200, "http")
+        assert await ask(base, FRONT, "/headers", "https") == (200, "https")
+        assert await ask(base, FRONT, "/headers", "http") == (200, "http")
+        assert await ask(base, FRONT, "/headers") == (200, "http")
+
+    with stub_replica() as upstream, nginx([upstream], tmp_path / "nginx", edit=with_front) as base:
+        run(check(base))
