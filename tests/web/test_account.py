@@ -68,7 +68,7 @@ def test_sign_up_passkey_sign_in_elsewhere_and_sign_out_everywhere(server, new_p
     second.get_by_label("Username").fill("ADA")
     second.get_by_label("Password").fill("wrong password")
     second.get_by_role("button", name="Sign in", exact=True).click()
-    expect(second.get_by_role("alert")).to_have_text("wrong username or password")
+    expect(second.get_by_role("alert")).to_have_text("Wrong username or password")  # a sentence
     second.get_by_label("Password").fill(PASSWORD)
     second.get_by_role("button", name="Sign in", exact=True).click()
     expect(second.get_by_text("Signed in as ada (playing as Ada).")).to_be_visible()

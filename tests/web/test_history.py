@@ -38,10 +38,13 @@ def test_a_finished_match_is_in_the_history_and_replays_card_by_card(server, new
     expect(page.get_by_role("heading", name="Your finished matches")).to_be_visible()
     expect(page.get_by_text("1 finished match")).to_be_visible()
     expect(page.get_by_text(re.compile(r"You lost \d+\u2013\d+ \(you resigned\)"))).to_be_visible()
+    # Each date says which it is: the list's when the match ended, the hands page's when it began.
+    expect(page.get_by_text(re.compile(r"\u00b7 ended "))).to_be_visible()
     expect(page.get_by_role("button", name="Show more")).to_be_hidden()  # nothing more to show
     shot(page, "history-list")
     page.get_by_role("link", name=re.compile("^Hands of the match")).click()
     expect(page.get_by_text(re.compile(r"^Hand 1: "))).to_be_visible()
+    expect(page.locator(".lede")).to_contain_text("\u00b7 started ")
     page.get_by_text(re.compile(r"^Hand 1: ")).click()
     expect(page.locator(".result .score-line").first).to_have_text(first_score)
 

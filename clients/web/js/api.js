@@ -5,7 +5,9 @@ import { store } from "./store.js";
 
 export class ApiError extends Error {
   constructor(status, code, message) {
-    super(message);
+    // Shown to people as a sentence ("Wrong username or password"); the server's messages start
+    // in lower case, as the protocol's do.
+    super(message ? message[0].toUpperCase() + message.slice(1) : message);
     this.status = status;
     this.code = code;
   }

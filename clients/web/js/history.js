@@ -126,7 +126,7 @@ export function mountHistory(root) {
             "li",
             { class: m.winner === seat ? "won" : "lost" },
             h("strong", {}, `Against ${other.name || "?"}`),
-            h("span", {}, ` \u00b7 ${outcomeWords(m, seat)} \u00b7 ${rulesLabel(m.rules)} \u00b7 ${m.hand_number} hand${m.hand_number === 1 ? "" : "s"} \u00b7 ${formatDate(m.updated_at || m.created_at)} `),
+            h("span", {}, ` \u00b7 ${outcomeWords(m, seat)} \u00b7 ${rulesLabel(m.rules)} \u00b7 ${m.hand_number} hand${m.hand_number === 1 ? "" : "s"} \u00b7 ${m.status === "finished" ? "ended" : "last played"} ${formatDate(m.updated_at || m.created_at)} `),
             h(
               "span",
               { class: "row-links" },
@@ -178,7 +178,7 @@ export function mountMatchDetail(root, { matchId }) {
       const hands = m.hands || [];
       replaceChildren(
         body,
-        h("p", { class: "lede" }, outcomeWords(m, seat), ` \u00b7 ${rulesLabel(m.rules)} \u00b7 ${formatDate(m.created_at)}`),
+        h("p", { class: "lede" }, outcomeWords(m, seat), ` \u00b7 ${rulesLabel(m.rules)} \u00b7 started ${formatDate(m.created_at)}`),
         h("p", {}, h("a", { class: "btn primary", href: `#/replay/${encodeURIComponent(matchId)}` }, "Replay this match")),
         matchExportButtons(matchId),
         dealLine,
