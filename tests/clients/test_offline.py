@@ -3,6 +3,7 @@ against views the rules engine produces in the wire shape (no server, no network
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 
@@ -244,6 +245,21 @@ def test_quick_play_finishes_matches_in_both_variants():
         assert match.is_over and final.is_over and final.outcome is not None
         assert max(final.scores) >= 100
         assert "wins the match" in render_outcome(final) or "You win the match!" in render_outcome(final)
+
+
+def test_a_forfeit_says_why_the_match_ended():
+    *_, (_match, _, final) = _self_play_views(11, "house", limit=5000)
+    assert final.outcome is not None and final.seat is not None
+    lost = dataclasses.replace(final.outcome, winner=1 - final.seat)
+    for reason, words in (
+        ("resign", "(You resigned)"),
+        ("timeout", "(You ran out of time)"),
+        ("abandoned", "(You left the match)"),
+    ):
+        view = dataclasses.replace(final, outcome=dataclasses.replace(lost, reason=reason))
+        assert words in render_outcome(view).splitlines()[0]
+    target = dataclasses.replace(final, outcome=dataclasses.replace(lost, reason="target"))
+    assert render_outcome(target).splitlines()[0].endswith("wins the match. ===")
 
 
 def test_the_table_shows_hand_melds_deadwood_and_the_opponents_moves():

@@ -195,8 +195,10 @@ def render_outcome(view: MatchView) -> str:
             if outcome.winner == view.seat
             else f"{view.name(outcome.winner)} wins the match."
         )
-    if outcome.reason == "resign":
-        head += f" ({_who(view, 1 - outcome.winner)} resigned)"
+    loser = _who(view, 1 - outcome.winner)
+    why = {"resign": "resigned", "timeout": "ran out of time", "abandoned": "left the match"}
+    if outcome.reason in why:  # a forfeit says why; "target" needs no word
+        head += f" ({loser} {why[outcome.reason]})"
     lines = [f"=== {head} ===", f"  {'':16} {'points':>7} {'box':>5} {'game':>5} {'total':>6}"]
     for seat, t in enumerate(outcome.totals):
         label = _who(view, seat)[:16]
