@@ -10,7 +10,11 @@ computer (the evaluation itself is :mod:`server.bots.analysis`, pure).
   playouts per legal action). The transport rate-limits the requests per player.
 - **Cache.** A hand's analysis is a function of (match, seat, hand, budget): the last
   ``cache_size`` hands are kept in memory, least recently used dropped first, so a match in
-  play computes only the hand just finished. Nothing is stored.
+  play computes only the hand just finished; so are the last ``cache_size`` hints, by (match,
+  version, seat). Nothing is stored.
+- **A crowd asking** cannot hold the computer up: the jobs go through
+  :meth:`.thinking.ThinkingPool.background` (one per worker at once; past a limit, refused as
+  ``unavailable``).
 """
 
 from __future__ import annotations
@@ -80,11 +84,14 @@ class Analyses:
         self.hint_worlds = hint_worlds
         self.cache_size = cache_size
         self._done: OrderedDict[tuple[str, int, int, int], explain.HandAnalysis] = OrderedDict()
+        self._hints: OrderedDict[tuple[str, int, int], explain.Decision] = OrderedDict()
+        """The last hints by (match, version, seat): asked again for the same position (a reload,
+        a client asking twice), one is not thought out again."""
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         pool = self.thinking()
         if pool is not None:
-            return await pool.run(fn, *args)
+            return await pool.background(fn, *args)
         return await asyncio.to_thread(fn, *args)
 
     async def analysis(self, player: PlayerRecord, match_id: str) -> AnalysisResult:
@@ -133,7 +140,13 @@ class Analyses:
             if state.hand.to_act != seat:
                 raise NotYourTurn("a hint is for your turn")
             view = state.hand.view(seat)
-        decision = await self._run(compute_hint, view, self.hint_worlds)
+        key = (match_id, meta.version, seat)
+        decision = self._hints.get(key)
+        if decision is None:
+            decision = await self._run(compute_hint, view, self.hint_worlds)
+            self._hints[key] = decision
+            while len(self._hints) > self.cache_size:
+                self._hints.popitem(last=False)
         return HintResult(meta, decision)
 
     def __len__(self) -> int:

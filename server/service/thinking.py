@@ -23,6 +23,13 @@ The computer then plays somewhat weaker while the server is overloaded rather th
 (measured with the Hard of 40 worlds, against OpenSpiel's simple bot, 400 matches on the same
 deals: 66% won at 16 worlds, 57% at 8; 73% at 40 on other deals). A lighter decision is
 still deterministic: the same level, seed, view and budget give the same action.
+
+**Work people ask for** (an analysis's hands, a hint) goes through :meth:`ThinkingPool.
+background`: at most one such job per worker is in the workers at once, so the computer's moves
+never queue behind more than that, and past ``background_limit`` asked and unanswered a request
+is refused (``unavailable``) rather than queued. Before, every request went straight into the
+workers' one queue: 40 throwaway players asking for hints held a Hard computer's reply in
+another match up for 21 s (and made its moves lighter).
 """
 
 from __future__ import annotations
@@ -40,6 +47,8 @@ from typing import Any, TypeVar
 
 from server.bots import HardBot, make_bot
 from server.rules import Action, SeatView
+
+from .errors import Unavailable
 
 T = TypeVar("T")
 log = logging.getLogger("server.service")
@@ -100,6 +109,9 @@ MIN_WORLDS = 16
 QUEUE_LIMIT = 4
 """Decisions per worker that may wait before the next one is made lighter: at 15-40 ms of
 CPU for a Hard discard (compiled), a wait of about 100-160 ms at most before lightening starts."""
+BACKGROUND_LIMIT = 16
+"""Analysis and hint jobs per worker that may be asked for and unanswered at once; past it the
+next is refused (``unavailable``: ask again in a moment)."""
 
 
 class ThinkingPool:
@@ -111,6 +123,7 @@ class ThinkingPool:
         workers: int,
         *,
         queue_limit: int = QUEUE_LIMIT,
+        background_limit: int = BACKGROUND_LIMIT,
         on_lighter: Callable[[], None] | None = None,
     ) -> None:
         if workers < 1:
@@ -120,6 +133,10 @@ class ThinkingPool:
         self.on_lighter = on_lighter
         self.pending = 0
         """Decisions sent to the workers and not answered yet (running or queued)."""
+        self.background_limit = workers * background_limit
+        self.background_asked = 0
+        """Background jobs asked for and not answered (in the workers, or waiting their turn)."""
+        self._background = asyncio.Semaphore(workers)
         self._pool: ProcessPoolExecutor | None = None
 
     def worlds(self, ahead: int) -> int:
@@ -161,6 +178,20 @@ class ThinkingPool:
             raise
         finally:
             self.pending -= 1
+
+    async def background(self, fn: Callable[..., T], *args: Any) -> T:
+        """Work a person asked for (a hand's analysis, a hint): as :meth:`run`, but at most one
+        such job per worker in the workers at once (the computer's moves queue behind no more
+        than that), and refused with :class:`~.errors.Unavailable` when ``background_limit``
+        are already asked for and unanswered."""
+        if self.background_asked >= self.background_limit:
+            raise Unavailable("the computer is busy thinking for others: ask again in a moment")
+        self.background_asked += 1
+        try:
+            async with self._background:
+                return await self.run(fn, *args)
+        finally:
+            self.background_asked -= 1
 
     async def choose_metered(self, level: str, seed: str, view: SeatView) -> tuple[Action, float]:
         """A full-strength choice (never lighter: the ladder measures strength) and its CPU

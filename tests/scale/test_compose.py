@@ -138,6 +138,9 @@ def test_the_balancer_sends_every_replica_websocket_upgrades_on_the_servers_port
     assert headers["Host"] == "$http_host", "$host drops the port the browser used"
     assert headers["X-Forwarded-For"] == "$proxy_add_x_forwarded_for"
     assert headers["X-Real-IP"] == "$remote_addr"
+    # Set here, so a client's own X-Forwarded-Host never reaches the replicas (they believe it
+    # from this balancer: links, the Origin check and passkeys' RP ID would follow it).
+    assert headers["X-Forwarded-Host"] == "$http_host"
     # The scheme: the balancer's own, or the TLS front's (only from the front's addresses).
     proto = headers["X-Forwarded-Proto"]
     assert proto == "$scheme" or re.search(rf"map \S+ {re.escape(proto)} \{{\s*default\s+\$scheme;", conf), (

@@ -121,12 +121,15 @@ def test_metrics_answer_loopback_and_the_scheme_comes_only_from_the_tls_front(
     async def ask(base: str, local: str, path: str, proto: str | None = None) -> tuple[int, str]:
         connector = aiohttp.TCPConnector(local_addr=(local, 0), force_close=True)
         headers = {"X-Forwarded-Proto": proto} if proto else {}
+        headers["X-Forwarded-Host"] = "evil.example"  # a client's own: never passed on
         async with (
             aiohttp.ClientSession(connector=connector) as session,
             session.get(base + path, headers=headers) as r,
         ):
             if path == "/headers":
-                return r.status, (await r.json()).get("X-Forwarded-Proto", "")
+                seen = await r.json()
+                assert seen.get("X-Forwarded-Host") == seen["Host"] != "evil.example"
+                return r.status, seen.get("X-Forwarded-Proto", "")
             return r.status, await r.text()
 
     async def check(base: str) -> None:

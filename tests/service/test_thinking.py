@@ -214,3 +214,37 @@ def _alive(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+async def test_a_crowd_asking_for_analyses_queues_behind_no_move_and_past_its_limit_is_refused(monkeypatch):
+    """Before, every analysis or hint went straight into the workers' one queue: 40 throwaway
+    players asking for hints held a Hard reply in another match up for 21 s."""
+    from server.service.errors import Unavailable
+
+    pool = ThinkingPool(1, background_limit=3)
+    started: list[str] = []
+    gates: dict[str, asyncio.Event] = {}
+
+    async def run(fn, name):  # the workers, held until a test lets each job finish
+        started.append(name)
+        gates[name] = asyncio.Event()
+        await gates[name].wait()
+        return name
+
+    monkeypatch.setattr(pool, "run", run)
+    asked = [asyncio.create_task(pool.background(None, f"analysis {i}")) for i in range(3)]
+    await asyncio.sleep(0)
+    # One in the workers, two waiting their turn; a fourth is refused at once, not queued.
+    assert started == ["analysis 0"] and pool.background_asked == 3
+    with pytest.raises(Unavailable):
+        await pool.background(None, "analysis 3")
+    # The computer's move goes straight to the workers, ahead of the two waiting.
+    move = asyncio.create_task(pool.run(None, "move"))
+    await asyncio.sleep(0)
+    assert started == ["analysis 0", "move"]
+    for name in ("analysis 0", "move", "analysis 1", "analysis 2"):
+        while name not in gates:
+            await asyncio.sleep(0)
+        gates[name].set()
+    assert await move == "move" and [await a for a in asked] == ["analysis 0", "analysis 1", "analysis 2"]
+    assert started == ["analysis 0", "move", "analysis 1", "analysis 2"] and pool.background_asked == 0

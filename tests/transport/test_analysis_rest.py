@@ -3,6 +3,8 @@ limits, and hints refused outside unrated matches against the computer."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import msgspec
 
 from server.config import Limits
@@ -58,8 +60,19 @@ async def test_the_analysis_of_a_finished_match_for_its_player_only(make_client)
     assert error["limit"] == "analysis"
 
 
-async def test_a_hint_on_your_turn_against_the_computer_only(make_client):
-    client = await make_client(bot_workers=0, limits=LIMITS)
+async def test_a_hint_on_your_turn_against_the_computer_only(make_client, monkeypatch):
+    import server.service.analysis as analysis
+
+    thought: list[int] = []
+    compute = analysis.compute_hint
+
+    def counted(view, worlds):
+        thought.append(1)
+        return compute(view, worlds)
+
+    monkeypatch.setattr(analysis, "compute_hint", counted)
+    # Four hints a minute: this test asks for four, and the fifth is refused.
+    client = await make_client(bot_workers=0, limits=dataclasses.replace(LIMITS, hint_rate="4/minute"))
     ada, eve = await new_player(client, "Ada"), await new_player(client, "Eve")
     m = await new_match(client, ada, difficulty="easy")
     sock = await Socket.connect(client)
@@ -76,6 +89,10 @@ async def test_a_hint_on_your_turn_against_the_computer_only(make_client):
         msgspec.json.encode(a) for a in state["view"]["hand"]["legal_actions"]
     }
     await error_of(await client.get(url, headers=auth(eve)), 403, "forbidden")
+    # Asked again for the same position, the hint is not thought out again.
+    again = await client.get(url, headers=auth(ada))
+    assert again.status == 200 and msgspec.json.decode(await again.read(), type=wa.Hint) == hint
+    assert len(thought) == 1
 
     # Against a human, rated or not: never.
     for rated in (False, True):
