@@ -16,7 +16,8 @@ import logging
 import msgspec
 from aiohttp import WSMsgType, web
 
-from server.service import MatchService
+from server.service import MatchService, hash_token
+from server.service.account_ports import session_id_of
 from server.service.errors import BadRequest, ServiceError, TooLarge, Unavailable
 from server.service.seeks import LocalSeek, Pairing
 from server.service.timecontrol import TimeControl, TimeControlError
@@ -31,6 +32,7 @@ from .ratelimit import TokenBucket
 from .ws import (
     CLOSE_ABUSE,
     CLOSE_FORBIDDEN_ORIGIN,
+    CLOSE_UNAUTHORIZED,
     SOCKET_COUNTS,
     SocketCounts,
     address_with_room,
@@ -66,6 +68,9 @@ class LobbyConnection(Beats):
         self.seek: LocalSeek | None = None
         self.waiter: asyncio.Task[None] | None = None
         self.errors_in_a_row = 0
+        self.token_hash: str | None = None
+        """The player token's of its last seek: revoking that session withdraws the seek."""
+        self.session_id: str | None = None
         self.start_beating(request)
 
     async def send(self, text: bytes) -> None:
@@ -105,6 +110,8 @@ class LobbyConnection(Beats):
         if self.seek is not None and not self.seek.paired.done():
             raise BadRequest("this socket is seeking already: cancel first")
         player = await self.service.authenticate(m.token)
+        self.token_hash = hash_token(m.token)
+        self.session_id = session_id_of(self.token_hash)
         try:
             tc = (
                 TimeControl(**msgspec.structs.asdict(m.time_control))
@@ -163,6 +170,11 @@ class LobbyConnection(Beats):
             await self.send(encode(w.SeekCancelled(seek.record.seek_id)))
         # else the waiter sends paired
 
+    async def revoke(self) -> None:
+        """Its session was revoked: withdraw the seek and close (4001 ``session revoked``)."""
+        await self.closed()
+        await self.ws.close(code=CLOSE_UNAUTHORIZED, message=b"session revoked")
+
     async def closed(self) -> None:
         seek, self.seek = self.seek, None
         if seek is not None and not seek.paired.done():
@@ -190,6 +202,7 @@ async def lobby_websocket(request: web.Request) -> web.WebSocketResponse:
         sockets.add(ws)
         conn = LobbyConnection(ws, request.app[SERVICE], request)
         heartbeat.sockets.add(conn)
+        counts.lobby.add(conn)
         loop = asyncio.get_running_loop()
         try:
             while not ws.closed:
@@ -208,6 +221,7 @@ async def lobby_websocket(request: web.Request) -> web.WebSocketResponse:
         finally:
             sockets.discard(ws)
             heartbeat.sockets.discard(conn)
+            counts.lobby.discard(conn)
             await conn.closed()
         return ws
     finally:

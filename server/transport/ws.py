@@ -21,7 +21,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
@@ -68,13 +68,23 @@ CLOSE_TOO_MANY_SOCKETS = CLOSE_ABUSE
 _PONG = Pong()
 
 
+class SessionSocket(Protocol):
+    """A socket that acts for a player's session: revoking the session closes it."""
+
+    session_id: str | None
+    token_hash: str | None
+
+    async def revoke(self) -> None: ...
+
+
 @dataclass(slots=True)
 class SocketCounts:
-    """This process's open sockets per client address, and the connections bound to each match
-    (a watcher's too)."""
+    """This process's open sockets per client address, the connections bound to each match
+    (a watcher's too), and the lobby's sockets (each seeking for a session, or about to)."""
 
     by_address: Counter[str] = field(default_factory=Counter)
     by_match: dict[str, set[Connection]] = field(default_factory=dict)
+    lobby: set[SessionSocket] = field(default_factory=set)
 
     @staticmethod
     def drop(counter: Counter[str], key: str) -> None:
@@ -288,6 +298,11 @@ class Connection(Outgoing, Beats):
         self.send(AckMessage(msg_id, version))
         self.metrics.action_seconds.observe(time.perf_counter() - received)
 
+    async def revoke(self) -> None:
+        """Its session was revoked: leave the match and close (4001 ``session revoked``)."""
+        await self.unbind()
+        await self.close(CLOSE_UNAUTHORIZED, "session revoked")
+
     async def unbind(self) -> None:
         live, self.live = self.live, None
         if live is not None:
@@ -412,17 +427,19 @@ async def close_session_sockets(app: web.Application, session_ids: list[str]) ->
     """Close this process's sockets of these sessions (they were revoked): code 4001, reason
     ``session revoked``."""
     gone = set(session_ids)
-    for conns in list(app[SOCKET_COUNTS].by_match.values()):
-        for conn in list(conns):
-            if conn.session_id in gone:
-                with contextlib.suppress(Exception):
-                    await conn.unbind()
-                    await conn.close(CLOSE_UNAUTHORIZED, "session revoked")
+    for conn in session_sockets(app):
+        if conn.session_id in gone:
+            with contextlib.suppress(Exception):
+                await conn.revoke()
 
 
-def session_sockets(app: web.Application) -> list[Connection]:
-    """This process's sockets bound with a player token."""
-    return [c for conns in app[SOCKET_COUNTS].by_match.values() for c in conns if c.token_hash is not None]
+def session_sockets(app: web.Application) -> list[SessionSocket]:
+    """This process's sockets acting for a session: bound to a match with a player token, or
+    seeking in the lobby (whose seek a revoked session must not keep: its pairing would start a
+    match in the player's name)."""
+    counts = app[SOCKET_COUNTS]
+    bound: list[SessionSocket] = [c for conns in counts.by_match.values() for c in conns]
+    return [c for c in [*bound, *counts.lobby] if c.token_hash is not None]
 
 
 def setup(app: web.Application) -> None:

@@ -189,3 +189,34 @@ async def test_after_lost_notifications_a_socket_whose_session_is_gone_is_closed
     assert (await client.get("/api/account", headers=auth(phone))).status == 401
     await mine.send({"type": "ping"})
     assert (await mine.recv_until("pong"))["type"] == "pong"
+
+
+async def test_a_revoked_sessions_lobby_seek_is_withdrawn_and_its_socket_closed(make_client):
+    """Before, only sockets bound to a match were closed: a revoked device's lobby socket kept
+    its seek, and its pairing started a match in the player's name."""
+    import msgspec
+
+    from server.wire import messages as w
+
+    client = await make_client()
+    ada, bob = await new_player(client, "Ada"), await new_player(client, "Bob")
+    await sign_up(client, ada)
+    phone = await (await sign_in(client)).json()
+    seeking = await client.ws_connect("/ws/lobby")
+    await seeking.send_json({"type": "seek", "token": phone["token"]})
+    assert isinstance(
+        msgspec.json.decode((await seeking.receive(timeout=5)).data, type=w.LobbyServerMessage), w.Seeking
+    )
+    assert (await (await client.get("/api/lobby")).json())["seeking"] == 1
+    r = await client.delete(f"/api/sessions/{phone['session_id']}", headers=auth(ada))
+    assert r.status == 204
+    closing = await seeking.receive(timeout=5)
+    assert (closing.data, closing.extra) == (4001, "session revoked")
+    assert (await (await client.get("/api/lobby")).json())["seeking"] == 0
+    # A seeker now waits alone: nobody is paired with the revoked device.
+    other = await client.ws_connect("/ws/lobby")
+    await other.send_json({"type": "seek", "token": bob["token"]})
+    assert isinstance(
+        msgspec.json.decode((await other.receive(timeout=5)).data, type=w.LobbyServerMessage), w.Seeking
+    )
+    await other.close()
