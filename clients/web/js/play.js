@@ -139,6 +139,11 @@ function render(t) {
       const fresh = [...s.fresh][0];
       const target = (fresh && el.handArea.querySelector(`[data-card="${fresh}"]`)) || el.handArea.querySelector("button.card");
       target?.focus({ preventScroll: true });
-    } else s.lostFocus = focusKey;
+    } else if (s.pending) s.lostFocus = focusKey; // its answer's redraw places it
+    else {
+      // Gone for good (Pass, once the upcard is passed): into the hand, never to <body>, where
+      // a keyboard or screen reader user would lose their place.
+      (el.handArea.querySelector('button.card[tabindex="0"]') || el.handArea.querySelector("button.card"))?.focus({ preventScroll: true });
+    }
   }
 }

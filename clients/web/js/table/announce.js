@@ -40,8 +40,13 @@ export function announceChanges({ watching }, prev, view, fresh) {
     if (r && prev) parts.push(`${resultSummary(view, r)}.`);
     parts.push(view.outcome.winner === view.seat ? "You win the match!" : `${playerName(view, view.outcome.winner)} wins the match.`);
   }
-  if (!prev || newEvents.length || prev.hand_number !== view.hand_number || prev.status !== view.status) {
-    if (myTurn(view) || watching || !prev) parts.push(view.status_line || fallbackStatus(view));
+  const newHand = !!prev && prev.hand_number !== view.hand_number;
+  if (!prev || newEvents.length || newHand || prev.status !== view.status) {
+    // In a new hand with no move yet the server's status line opens with the last hand's result,
+    // said just above: only whose turn it is, or it is read twice (and, after "Hand 3 is dealt",
+    // sounds like a knock in the new hand).
+    const status = newHand && view.last_result && !history.length ? fallbackStatus(view) : view.status_line || fallbackStatus(view);
+    if (myTurn(view) || watching || !prev) parts.push(status);
   }
   announce(parts.join(" "));
 }
