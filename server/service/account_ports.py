@@ -51,6 +51,9 @@ class PasskeyRecord:
     public_key: bytes
     sign_count: int
     created_at: datetime
+    device: str = UNKNOWN_DEVICE
+    """A label from the User-Agent that registered it ("Chrome on Android"), as a session's;
+    ``unknown device`` for passkeys from before it was recorded."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +96,14 @@ class AccountStore(Protocol):
         ...
 
     async def passkey(self, credential_id: str) -> PasskeyRecord | None: ...
-    async def passkeys_of(self, player_id: str) -> list[PasskeyRecord]: ...
+    async def passkeys_of(self, player_id: str) -> list[PasskeyRecord]:
+        """Oldest first."""
+        ...
+
+    async def delete_passkey(self, player_id: str, credential_id: str) -> bool:
+        """Delete the passkey if it is ``player_id``'s; whether one was deleted."""
+        ...
+
     async def set_sign_count(self, credential_id: str, sign_count: int) -> None: ...
     async def put_challenge(self, challenge: ChallengeRecord, now: datetime) -> None:
         """Store it (and forget every challenge expired before ``now``)."""

@@ -1,5 +1,6 @@
-"""Passkeys (WebAuthn, the ``webauthn`` package): registering one while signed in, and signing
-in with one (a new session, like a password sign-in).
+"""Passkeys (WebAuthn, the ``webauthn`` package): registering one while signed in, signing in
+with one (a new session, like a password sign-in), and the player's own passkeys listed and
+removed (revoking sessions leaves passkeys: one added by a stolen session is removed here).
 
 A ceremony is two calls: the options (a fresh challenge, stored server-side for
 ``CHALLENGE_SECONDS`` and usable once) and the authenticator's answer, verified against that
@@ -30,14 +31,16 @@ from webauthn.helpers.structs import (
     UserVerificationRequirement,
 )
 
-from .account_ports import ChallengeRecord, PasskeyRecord
+from .account_ports import UNKNOWN_DEVICE, ChallengeRecord, PasskeyRecord
 from .accounts import Accounts
-from .errors import BadRequest, Conflict, Unauthorized
+from .errors import BadRequest, Conflict, NotFound, Unauthorized
 from .ports import PlayerRecord
 
 log = logging.getLogger("server.service")
 
 CHALLENGE_SECONDS = 300.0
+MAX_CREDENTIAL_ID = 700
+"""The longest credential id stored (base64url), as the column."""
 RP_NAME = "Gin Rummy"
 
 
@@ -72,8 +75,15 @@ class Passkeys:
         return challenge_id, options_to_json(options)
 
     async def register(
-        self, player: PlayerRecord, challenge_id: Any, credential: Any, rp_id: str, origin: str
+        self,
+        player: PlayerRecord,
+        challenge_id: Any,
+        credential: Any,
+        rp_id: str,
+        origin: str,
+        device: str = UNKNOWN_DEVICE,
     ) -> PasskeyRecord:
+        """``device``: the label of the device registering it (as its session's)."""
         challenge = await self._take(challenge_id, "register")
         if challenge.player_id != player.player_id:
             raise BadRequest("unknown or expired challenge")
@@ -92,6 +102,7 @@ class Passkeys:
             verified.credential_public_key,
             verified.sign_count,
             self.clock.now(),
+            device,
         )
         if not await self.store.add_passkey(passkey):
             raise Conflict("that passkey is registered already")
@@ -113,7 +124,11 @@ class Passkeys:
         challenge = await self._take(challenge_id, "login")
         credential = _credential(credential)
         raw_id = credential.get("id")
-        passkey = await self.store.passkey(raw_id) if isinstance(raw_id, str) and len(raw_id) <= 700 else None
+        passkey = (
+            await self.store.passkey(raw_id)
+            if isinstance(raw_id, str) and len(raw_id) <= MAX_CREDENTIAL_ID
+            else None
+        )
         if passkey is None:
             raise Unauthorized("unknown passkey")
         try:
@@ -132,7 +147,17 @@ class Passkeys:
         return await self.accounts.open_session(passkey.player_id, device)
 
     async def of(self, player: PlayerRecord) -> list[PasskeyRecord]:
+        """The player's passkeys, oldest first."""
         return await self.store.passkeys_of(player.player_id)
+
+    async def remove(self, player: PlayerRecord, credential_id: str) -> None:
+        """Remove one of the player's own passkeys: it signs in no more. Another player's and an
+        unknown one are the same :class:`NotFound` (nothing says which)."""
+        if not 0 < len(credential_id) <= MAX_CREDENTIAL_ID or not await self.store.delete_passkey(
+            player.player_id, credential_id
+        ):
+            raise NotFound("no such passkey")
+        log.info("passkey removed", extra={"player_id": player.player_id})
 
     async def _keep(self, challenge: bytes, kind: str, player_id: str | None) -> str:
         challenge_id = self.ids.token()

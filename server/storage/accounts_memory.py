@@ -82,8 +82,16 @@ class AccountsMemory:
 
     async def passkeys_of(self, player_id: str) -> list[PasskeyRecord]:
         return sorted(
-            (p for p in self._passkeys.values() if p.player_id == player_id), key=lambda p: p.created_at
+            (p for p in self._passkeys.values() if p.player_id == player_id),
+            key=lambda p: (p.created_at, p.credential_id),
         )
+
+    async def delete_passkey(self, player_id: str, credential_id: str) -> bool:
+        found = self._passkeys.get(credential_id)
+        if found is None or found.player_id != player_id:
+            return False
+        del self._passkeys[credential_id]
+        return True
 
     async def set_sign_count(self, credential_id: str, sign_count: int) -> None:
         if credential_id in self._passkeys:

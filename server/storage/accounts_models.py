@@ -12,6 +12,8 @@ from typing import cast
 from sqlalchemy import ForeignKey, Integer, LargeBinary, String, Table
 from sqlalchemy.orm import Mapped, mapped_column
 
+from server.service.account_ports import UNKNOWN_DEVICE
+
 from .models import Base, UTCDateTime
 
 
@@ -35,6 +37,9 @@ class Passkey(Base):
     public_key: Mapped[bytes] = mapped_column(LargeBinary())
     sign_count: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    device: Mapped[str] = mapped_column(String(80), server_default=UNKNOWN_DEVICE)
+    """The label of the session's device that registered it (migration 0010; older passkeys
+    say "unknown device"), so its owner can tell their passkeys apart."""
 
 
 class Challenge(Base):

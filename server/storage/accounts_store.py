@@ -34,6 +34,7 @@ _PASSKEY_COLUMNS = (
     PASSKEYS.c.public_key,
     PASSKEYS.c.sign_count,
     PASSKEYS.c.created_at,
+    PASSKEYS.c.device,
 )
 
 
@@ -114,6 +115,7 @@ class AccountsSql:
                         public_key=passkey.public_key,
                         sign_count=passkey.sign_count,
                         created_at=passkey.created_at,
+                        device=passkey.device,
                     )
                 )
         except IntegrityError:
@@ -129,10 +131,20 @@ class AccountsSql:
 
     async def passkeys_of(self, player_id: str) -> list[PasskeyRecord]:
         query = (
-            select(*_PASSKEY_COLUMNS).where(PASSKEYS.c.player_id == player_id).order_by(PASSKEYS.c.created_at)
+            select(*_PASSKEY_COLUMNS)
+            .where(PASSKEYS.c.player_id == player_id)
+            .order_by(PASSKEYS.c.created_at, PASSKEYS.c.credential_id)
         )
         async with self.sessions() as s:
             return [PasskeyRecord(*row) for row in await s.execute(query)]
+
+    async def delete_passkey(self, player_id: str, credential_id: str) -> bool:
+        query = delete(PASSKEYS).where(
+            PASSKEYS.c.player_id == player_id, PASSKEYS.c.credential_id == credential_id
+        )
+        async with self.sessions.begin() as s:
+            deleted = await s.execute(query.returning(PASSKEYS.c.credential_id))
+            return deleted.first() is not None
 
     async def set_sign_count(self, credential_id: str, sign_count: int) -> None:
         async with self.sessions.begin() as s:

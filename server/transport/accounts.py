@@ -1,6 +1,7 @@
 """REST handlers of accounts and sessions: adding a username and password to the anonymous
 player one is, signing in (password or passkey) for a new session on this device, the
-player's sessions (list, revoke one, revoke all others) and registering passkeys.
+player's sessions (list, revoke one, revoke all others) and passkeys (register, list, remove:
+revoking sessions leaves passkeys).
 
 Signing in is rate limited per username (``login_account``) and per client address
 (``login_address``) before any password is checked. The passkeys' relying party is the host
@@ -17,7 +18,7 @@ import msgspec
 from aiohttp import web
 
 from server.service import PlayerRecord
-from server.service.account_ports import SessionRecord, session_id_of
+from server.service.account_ports import PasskeyRecord, SessionRecord, session_id_of
 from server.service.accounts import username_key
 from server.wire import messages as w
 
@@ -127,9 +128,27 @@ async def register_passkey(request: web.Request) -> web.Response:
     body: w.PasskeyAnswer = decode_body(await _read_body(request), w.PasskeyAnswer)
     rp_id, origin = _rp(request)
     passkey = await request.app[SERVICE].passkeys.register(
-        player, body.challenge_id, body.credential, rp_id, origin
+        player, body.challenge_id, body.credential, rp_id, origin, _device(request)
     )
-    return json_response(w.PasskeyInfo(passkey.credential_id, iso(passkey.created_at)), status=201)
+    return json_response(_passkey(passkey), status=201)
+
+
+def _passkey(p: PasskeyRecord) -> w.PasskeyInfo:
+    return w.PasskeyInfo(p.credential_id, iso(p.created_at), p.device)
+
+
+@routes.get("/api/passkeys")
+async def passkeys(request: web.Request) -> web.Response:
+    player = await _player(request)
+    found = await request.app[SERVICE].passkeys.of(player)
+    return json_response(w.PasskeyList([_passkey(p) for p in found]))
+
+
+@routes.delete("/api/passkeys/{credential_id}")
+async def remove_passkey(request: web.Request) -> web.Response:
+    player = await _player(request)
+    await request.app[SERVICE].passkeys.remove(player, request.match_info["credential_id"])
+    return web.Response(status=204)
 
 
 @routes.post("/api/passkeys/login/options")

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 _SESSION_ID = {"name": "session_id", "in": "path", "required": True, "schema": {"type": "string"}}
+_CREDENTIAL_ID = {"name": "credential_id", "in": "path", "required": True, "schema": {"type": "string"}}
 
 
 def account_paths(
@@ -74,6 +75,19 @@ def account_paths(
                 "summary": "Finish registering a passkey with the authenticator's answer",
                 "requestBody": body("PasskeyAnswer"),
                 "responses": {**ok("PasskeyInfo", "The passkey", 201), **errors(400, 401, 409, 413, 429)},
+            },
+            "get": {
+                "summary": "The caller's passkeys, oldest first. Signing out everywhere does not "
+                "remove them: remove any you do not recognise",
+                "responses": {**ok("PasskeyList", "Passkeys"), **errors(401, 429)},
+            },
+        },
+        "/api/passkeys/{credential_id}": {
+            "delete": {
+                "summary": "Remove one of the caller's passkeys: it signs in no more. Another "
+                "player's or an unknown one is 404",
+                "parameters": [_CREDENTIAL_ID],
+                "responses": {"204": {"description": "Removed"}, **errors(401, 404, 429)},
             }
         },
         "/api/passkeys/login/options": {

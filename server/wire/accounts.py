@@ -89,5 +89,22 @@ class PasskeyAnswer(_Wire):
 
 
 class PasskeyInfo(_Wire):
-    credential_id: str
+    credential_id: Annotated[
+        str,
+        Meta(
+            description="WebAuthn's credential id (base64url): names the passkey in "
+            "DELETE /api/passkeys/{credential_id}"
+        ),
+    ]
     created_at: Timestamp
+    device: Annotated[
+        str,
+        Meta(
+            examples=["Chrome on Android"],
+            description='From the User-Agent that registered it; "unknown device" for older passkeys',
+        ),
+    ]
+
+
+class PasskeyList(_Wire):
+    passkeys: Annotated[list[PasskeyInfo], Meta(description="Oldest first")]

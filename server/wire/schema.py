@@ -49,6 +49,7 @@ REST_BODIES: tuple[Any, ...] = (
     w.PasskeyOptions,
     w.PasskeyAnswer,
     w.PasskeyInfo,
+    w.PasskeyList,
     w.PlayerRating,
     w.RatingHistory,
     w.PlayerPage,

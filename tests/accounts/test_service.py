@@ -1,7 +1,7 @@
 """The accounts service on the in-memory store with a fake clock: a username and password added
 to an anonymous player (history kept), signing in on a second device, one error for a wrong
 name or password, sessions listed and revoked (here and heard from another process), and
-passkeys with challenges that expire and are used once."""
+passkeys with challenges that expire and are used once, removed by their owner only."""
 
 from __future__ import annotations
 
@@ -210,6 +210,27 @@ async def test_a_passkey_for_another_origin_or_an_unknown_one_does_not_sign_in(s
         )
     with pytest.raises(BadRequest):
         await service.passkeys.sign_in("nope", {"id": "x"}, RP_ID, ORIGIN, "x")
+
+
+async def test_a_player_removes_its_own_passkey_only_and_it_signs_in_no_more(service):
+    ada, _ = await service.create_player("Ada")
+    bob, _ = await service.create_player("Bob")
+    key, bobs_key = SoftAuthenticator(), SoftAuthenticator()
+    await register(service, ada, key)
+    await register(service, bob, bobs_key)
+    (mine,) = await service.passkeys.of(ada)
+    (bobs,) = await service.passkeys.of(bob)
+    for player, credential_id in [(ada, bobs.credential_id), (ada, "unknown"), (ada, ""), (ada, "x" * 701)]:
+        with pytest.raises(NotFound, match="no such passkey"):
+            await service.passkeys.remove(player, credential_id)
+    await service.passkeys.remove(ada, mine.credential_id)
+    assert await service.passkeys.of(ada) == []
+    assert await service.passkeys.of(bob) == [bobs]
+    challenge_id, options = await service.passkeys.authentication_options(RP_ID)
+    with pytest.raises(Unauthorized, match="unknown passkey"):
+        await service.passkeys.sign_in(
+            challenge_id, key.sign_in(json.loads(options), ORIGIN), RP_ID, ORIGIN, "x"
+        )
 
 
 async def test_last_seen_is_written_at_most_every_five_minutes(service):

@@ -1,7 +1,8 @@
 """The Store port's accounts part, on every implementation (in memory, SQL on SQLite, and on
 PostgreSQL when reachable): sessions by token hash and per player, revocation of one's own
-sessions only, usernames unique by key, passkeys registered once, a challenge taken once; and
-the migration that turns every existing player's token into its first session."""
+sessions only, usernames unique by key, passkeys registered once, listed oldest first and
+deleted by their owner only, a challenge taken once; and the migration that turns every existing
+player's token into its first session."""
 
 from __future__ import annotations
 
@@ -93,6 +94,29 @@ async def test_a_passkey_is_registered_once_and_its_sign_count_moves(store):
     assert (await store.passkey("cred-1")).sign_count == 5  # type: ignore[union-attr]
     assert [p.credential_id for p in await store.passkeys_of(ada.player_id)] == ["cred-1"]
     assert await store.passkey("cred-2") is None
+
+
+async def test_a_passkey_is_listed_oldest_first_with_its_device_and_deleted_by_its_owner_only(store):
+    ada, bob = await make_player(store), await make_player(store, "Bob")
+    t = now()
+    later = PasskeyRecord(
+        "cred-later", ada.player_id, b"\x02", 0, t + timedelta(minutes=1), "Firefox on Linux"
+    )
+    first = PasskeyRecord("cred-first", ada.player_id, b"\x01", 0, t, "Chrome on Android")
+    bobs = PasskeyRecord("cred-bob", bob.player_id, b"\x03", 0, t)
+    for key in (later, first, bobs):
+        assert await store.add_passkey(key)
+    assert await store.passkeys_of(ada.player_id) == [first, later]
+    assert (await store.passkey("cred-bob")).device == "unknown device"  # type: ignore[union-attr]
+
+    assert not await store.delete_passkey(ada.player_id, "cred-bob")  # another player's
+    assert not await store.delete_passkey(ada.player_id, "cred-nope")  # unknown
+    assert await store.passkey("cred-bob") == bobs
+    assert await store.delete_passkey(ada.player_id, "cred-later")
+    assert await store.passkey("cred-later") is None
+    assert await store.passkeys_of(ada.player_id) == [first]
+    assert not await store.delete_passkey(ada.player_id, "cred-later")  # once
+    assert [p.credential_id for p in await store.passkeys_of(bob.player_id)] == ["cred-bob"]
 
 
 async def test_a_challenge_is_taken_once_and_expired_ones_are_dropped(store):

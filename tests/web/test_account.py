@@ -2,14 +2,19 @@
 played adds a username and password, registers a passkey (Chromium's virtual authenticator),
 signs in on a second browser with the password (the match in progress is there) and on a third
 with the passkey, lists the devices and signs out everywhere else; the first browser then finds
-itself signed out."""
+itself signed out. A player's passkeys are listed (device and date) and one is removed, with the
+keyboard, after a question; that passkey then signs in no more."""
 
 from __future__ import annotations
 
+import json
 import re
+import urllib.request
 
 import pytest
 from playwright.sync_api import Page, expect
+
+from server.transport.devices import device_label
 
 from .conftest import DESKTOP, PHONE
 from .table import shot, start_vs_computer
@@ -60,6 +65,7 @@ def test_sign_up_passkey_sign_in_elsewhere_and_sign_out_everywhere(server, new_p
     cdp, authenticator = virtual_authenticator(first)
     first.get_by_role("button", name="Add a passkey").click()
     expect(first.get_by_text("1 passkey.")).to_be_visible()
+    expect(first.locator(".passkey-list li")).to_have_count(1)
     credential = cdp.send("WebAuthn.getCredentials", {"authenticatorId": authenticator})["credentials"][0]  # type: ignore[attr-defined]
 
     # A second browser signs in with the password: the match in progress is there.
@@ -101,3 +107,81 @@ def test_sign_up_passkey_sign_in_elsewhere_and_sign_out_everywhere(server, new_p
     third.get_by_role("button", name="Sign out", exact=True).click()
     expect(third.get_by_role("heading", name="Sign in")).to_be_visible()
     expect(third.get_by_text(re.compile("Sign in to play as yourself"))).to_be_visible()
+
+
+def new_player(base: str, name: str) -> dict:
+    body = json.dumps({"name": name}).encode()
+    req = urllib.request.Request(
+        base + "/api/players", body, {"Content-Type": "application/json"}, method="POST"
+    )
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def passkeys_of(base: str, player: dict) -> list:
+    req = urllib.request.Request(
+        base + "/api/passkeys", headers={"Authorization": f"Bearer {player['token']}"}
+    )
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())["passkeys"]
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_a_passkey_is_listed_and_removed_with_the_keyboard_and_signs_in_no_more(
+    server, new_page, console, size
+):
+    console.allow(r"status of 401 \(Unauthorized\)")  # the removed passkey's sign-in
+    options = PHONE if size == "phone" else DESKTOP
+    base = server.replace("127.0.0.1", "localhost")
+    ada = new_player(base, "Ada")
+    page = new_page(**options)
+    page.goto(base + "/")
+    identity = {k: ada[k] for k in ("player_id", "name", "token")}
+    page.evaluate("p => localStorage.setItem('ginrummy.player', JSON.stringify(p))", identity)
+    open_account(page, base)
+    expect(page.get_by_text("No passkeys yet: add one to sign in without a password.")).to_be_visible()
+
+    cdp, authenticator = virtual_authenticator(page)
+    page.get_by_role("button", name="Add a passkey").click()
+    expect(page.get_by_text("1 passkey.")).to_be_visible()
+    credential = cdp.send("WebAuthn.getCredentials", {"authenticatorId": authenticator})["credentials"][0]  # type: ignore[attr-defined]
+    assert len(passkeys_of(base, ada)) == 1
+    device = device_label(page.evaluate("navigator.userAgent"))
+    rows = page.get_by_role("list", name="Your passkeys").get_by_role("listitem")
+    expect(rows).to_have_count(1)
+    expect(rows.first.locator(".device-name")).to_have_text(device)
+    expect(rows.first).to_contain_text("Added ")
+    expect(page.get_by_text("Signing out everywhere does not remove passkeys.", exact=False)).to_be_visible()
+    shot(page, f"passkeys-listed-{size}")
+
+    # With the keyboard: Remove asks first; Escape keeps it; Yes removes it.
+    remove = rows.first.get_by_role("button", name=re.compile("^Remove the passkey from"))
+    remove.focus()
+    page.keyboard.press("Enter")
+    question = page.get_by_role("group", name=f"Confirm removing the passkey from {device}")
+    expect(question).to_contain_text("Remove this passkey? It will no longer sign in.")
+    expect(question.get_by_role("button", name="Keep it")).to_be_focused()
+    shot(page, f"passkeys-confirm-{size}")
+    page.keyboard.press("Escape")
+    expect(question).to_have_count(0)
+    expect(remove).to_be_focused()
+    assert len(passkeys_of(base, ada)) == 1
+    page.keyboard.press("Enter")
+    page.keyboard.press("Shift+Tab")
+    expect(question.get_by_role("button", name="Yes, remove")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.get_by_text(f"Removed the passkey from {device}.")).to_be_visible()
+    expect(page.get_by_text("No passkeys yet: add one to sign in without a password.")).to_be_visible()
+    expect(page.locator(".passkey-list li")).to_have_count(0)
+    assert passkeys_of(base, ada) == []
+    shot(page, f"passkeys-removed-{size}")
+
+    # Another browser holding that passkey cannot sign in with it.
+    other = new_page(**options)
+    open_account(other, base)
+    cdp2, authenticator2 = virtual_authenticator(other)
+    cdp2.send("WebAuthn.addCredential", {"authenticatorId": authenticator2, "credential": credential})  # type: ignore[attr-defined]
+    other.get_by_role("button", name="Sign in with a passkey").click()
+    expect(other.get_by_role("alert")).not_to_be_empty()
+    expect(other.get_by_role("heading", name="Sign in")).to_be_visible()
+    expect(other.get_by_text("Signed in as")).to_have_count(0)

@@ -1,9 +1,22 @@
 // The account page (#/account): keep this player's history on every device with a username and
 // password (added to the anonymous player this browser already is), sign in (password or
-// passkey), add a passkey, and the devices signed in, each revocable ("sign out everywhere").
+// passkey), the player's passkeys (add one; list them, each removable: signing out everywhere
+// leaves them), and the devices signed in, each revocable ("sign out everywhere").
 
 import { ApiError } from "./api.js";
-import { addPasskey, addPassword, getAccount, listSessions, revokeOthers, signIn, signInWithPasskey, signOut, revokeSession } from "./account_api.js";
+import {
+  addPasskey,
+  addPassword,
+  getAccount,
+  listPasskeys,
+  listSessions,
+  removePasskey,
+  revokeOthers,
+  revokeSession,
+  signIn,
+  signInWithPasskey,
+  signOut,
+} from "./account_api.js";
 import { formatDate, h, replaceChildren, toast } from "./dom.js";
 import { store } from "./store.js";
 
@@ -106,17 +119,77 @@ function signUpPanel(root) {
   return form;
 }
 
-function passkeyPanel(root, account) {
+const UNKNOWN_DEVICE = "unknown device";
+
+/** One passkey: its device and date, and "Remove", which asks first (in place) and then removes it. */
+function passkeyRow(p, remove) {
+  const device = p.device === UNKNOWN_DEVICE ? "Unknown device" : p.device;
+  const added = formatDate(p.created_at);
+  const actions = h("div", { class: "passkey-actions" });
+  const ask = () => {
+    const keep = h("button", { class: "btn small", type: "button", onclick: () => idle(true) }, "Keep it");
+    replaceChildren(
+      actions,
+      h(
+        "div",
+        {
+          class: "passkey-confirm",
+          role: "group",
+          "aria-label": `Confirm removing the passkey from ${device}`,
+          onkeydown: (e) => {
+            if (e.key === "Escape") idle(true);
+          },
+        },
+        h("span", {}, "Remove this passkey? It will no longer sign in."),
+        h("button", { class: "btn small danger", type: "button", onclick: () => remove(p, device) }, "Yes, remove"),
+        keep,
+      ),
+    );
+    keep.focus();
+  };
+  const idle = (refocus) => {
+    const button = h(
+      "button",
+      { class: "btn small", type: "button", "aria-label": `Remove the passkey from ${device}, added ${added}`, onclick: ask },
+      "Remove",
+    );
+    replaceChildren(actions, button);
+    if (refocus) button.focus();
+  };
+  idle(false);
+  return h(
+    "li",
+    { dataset: { passkey: p.credential_id } },
+    h("span", { class: "device-name" }, device),
+    h("span", { class: "muted small" }, `Added ${added}`),
+    actions,
+  );
+}
+
+function passkeyPanel(root, passkeys) {
   const error = errorLine();
+  const remove = (p, device) =>
+    busy(panel, error, async () => {
+      await removePasskey(p.credential_id);
+      toast(`Removed the passkey from ${device}.`);
+      mountAccount(root);
+    });
+  const count = passkeys.length;
   const panel = h(
     "section",
     { class: "panel", "aria-labelledby": "passkeys-title" },
     h("h2", { id: "passkeys-title" }, "Passkeys"),
     h(
       "p",
-      { class: "note", "data-passkeys": String(account.passkeys) },
-      account.passkeys === 0 ? "No passkey yet: add one to sign in without a password." : `${account.passkeys} passkey${account.passkeys === 1 ? "" : "s"}.`,
+      { class: "note", "data-passkeys": String(count) },
+      count === 0 ? "No passkeys yet: add one to sign in without a password." : `${count} passkey${count === 1 ? "" : "s"}.`,
     ),
+    count === 0
+      ? null
+      : [
+          h("ul", { class: "passkey-list", "aria-label": "Your passkeys" }, passkeys.map((p) => passkeyRow(p, remove))),
+          h("p", { class: "note" }, "Signing out everywhere does not remove passkeys. Remove any you do not recognise."),
+        ],
     error,
     h(
       "button",
@@ -230,9 +303,9 @@ export function mountAccount(root) {
     return () => {};
   }
   (async () => {
-    let account, sessions;
+    let account, sessions, passkeys;
     try {
-      [account, { sessions }] = await Promise.all([getAccount(), listSessions()]);
+      [account, { sessions }, { passkeys }] = await Promise.all([getAccount(), listSessions(), listPasskeys()]);
     } catch (e) {
       if (e instanceof ApiError && e.status === 401) {
         // This browser's session was revoked (signed out elsewhere): forget it.
@@ -254,8 +327,8 @@ export function mountAccount(root) {
         account.username ? `Signed in as ${account.username} (playing as ${account.name}).` : `Playing as ${account.name}, without an account.`,
       ),
       account.username ? null : signUpPanel(root),
-      passkeyPanel(root, account),
-      devicesPanel(root, sessions, Boolean(account.username) || account.passkeys > 0),
+      passkeyPanel(root, passkeys),
+      devicesPanel(root, sessions, Boolean(account.username) || passkeys.length > 0),
       account.username ? null : signInPanel(root, { replacing: true }),
     );
   })();

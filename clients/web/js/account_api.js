@@ -1,6 +1,7 @@
 // The accounts half of the REST API (docs/protocol.md, "Accounts and sessions"): adding a
 // username and password to the player this browser is, signing in (password or passkey) for a
-// session of this browser's own, the player's sessions, and passkeys (WebAuthn).
+// session of this browser's own, the player's sessions, and passkeys (WebAuthn: add, list,
+// remove).
 
 import { api, ApiError } from "./api.js";
 import { store } from "./store.js";
@@ -10,6 +11,8 @@ export const addPassword = (username, password) => api("POST", "/api/account/pas
 export const listSessions = () => api("GET", "/api/sessions");
 export const revokeSession = (id) => api("DELETE", `/api/sessions/${encodeURIComponent(id)}`);
 export const revokeOthers = () => api("POST", "/api/sessions/revoke-others");
+export const listPasskeys = () => api("GET", "/api/passkeys");
+export const removePasskey = (id) => api("DELETE", `/api/passkeys/${encodeURIComponent(id)}`);
 
 function remember(signedIn) {
   store.player = { player_id: signedIn.player_id, name: signedIn.name, token: signedIn.token };
