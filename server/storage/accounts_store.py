@@ -5,8 +5,9 @@ sessions, usernames and password hashes, passkeys, WebAuthn challenges. A mixin 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any, cast
 
-from sqlalchemy import bindparam, delete, insert, select, update
+from sqlalchemy import CursorResult, bindparam, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -143,8 +144,9 @@ class AccountsSql:
             PASSKEYS.c.player_id == player_id, PASSKEYS.c.credential_id == credential_id
         )
         async with self.sessions.begin() as s:
-            deleted = await s.execute(query.returning(PASSKEYS.c.credential_id))
-            return deleted.first() is not None
+            # The row count, not RETURNING: SQLite has that only from 3.35 (this store needs 3.33).
+            deleted = cast("CursorResult[Any]", await s.execute(query))
+            return bool(deleted.rowcount)
 
     async def set_sign_count(self, credential_id: str, sign_count: int) -> None:
         async with self.sessions.begin() as s:
