@@ -61,6 +61,14 @@ def server(tmp_path: Path) -> Iterator[str]:
         yield base_url
 
 
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One fresh server shared by a test file's tests (those that feed the table exact views,
+    or set up their own players, need no server each)."""
+    with live_server(tmp_path_factory.mktemp("site")) as url:
+        yield url
+
+
 class Console:
     """Every console error and uncaught exception of the pages opened in one test."""
 

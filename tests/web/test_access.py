@@ -6,12 +6,9 @@ The table is fed exact views (tests/web/scripted.py)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import expect
-
-from tests.live_server import live_server
 
 from .conftest import DESKTOP, PHONE
 from .scripted import knock_chance_view, open_scripted, view
@@ -29,12 +26,6 @@ CONTRAST = """el => {
   const [a, b] = [lum(rgb(style.color)), lum(rgb(style.backgroundColor))];
   return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
 }"""
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with live_server(tmp_path_factory.mktemp("site")) as url:
-        yield url
 
 
 @pytest.mark.parametrize("device", [PHONE, DESKTOP], ids=["phone", "desktop"])

@@ -83,11 +83,7 @@ def test_sign_up_passkey_sign_in_elsewhere_and_sign_out_everywhere(server, new_p
     expect(second.get_by_role("link", name="Against Computer (Easy)")).to_be_visible()
 
     # A third signs in with the passkey (the same credential, in its own authenticator).
-    third = new_page(**options)
-    open_account(third, base)
-    cdp3, authenticator3 = virtual_authenticator(third)
-    cdp3.send("WebAuthn.addCredential", {"authenticatorId": authenticator3, "credential": credential})  # type: ignore[attr-defined]
-    third.get_by_role("button", name="Sign in with a passkey").click()
+    third = sign_in_with_passkey(new_page(**options), base, credential)
     expect(third.get_by_text("Signed in as ada (playing as Ada).")).to_be_visible()
     devices = third.locator(".device-list li")
     expect(devices).to_have_count(3)
@@ -116,6 +112,16 @@ def new_player(base: str, name: str) -> dict:
     )
     with urllib.request.urlopen(req, timeout=10) as r:
         return json.loads(r.read())
+
+
+def sign_in_with_passkey(page: Page, base: str, credential: dict) -> Page:
+    """``page`` on the account page, its own authenticator holding ``credential``, after
+    pressing "Sign in with a passkey"."""
+    open_account(page, base)
+    cdp, authenticator = virtual_authenticator(page)
+    cdp.send("WebAuthn.addCredential", {"authenticatorId": authenticator, "credential": credential})  # type: ignore[attr-defined]
+    page.get_by_role("button", name="Sign in with a passkey").click()
+    return page
 
 
 def passkeys_of(base: str, player: dict) -> list:
@@ -177,11 +183,7 @@ def test_a_passkey_is_listed_and_removed_with_the_keyboard_and_signs_in_no_more(
     shot(page, f"passkeys-removed-{size}")
 
     # Another browser holding that passkey cannot sign in with it.
-    other = new_page(**options)
-    open_account(other, base)
-    cdp2, authenticator2 = virtual_authenticator(other)
-    cdp2.send("WebAuthn.addCredential", {"authenticatorId": authenticator2, "credential": credential})  # type: ignore[attr-defined]
-    other.get_by_role("button", name="Sign in with a passkey").click()
+    other = sign_in_with_passkey(new_page(**options), base, credential)
     expect(other.get_by_role("alert")).not_to_be_empty()
     expect(other.get_by_role("heading", name="Sign in")).to_be_visible()
     expect(other.get_by_text("Signed in as")).to_have_count(0)

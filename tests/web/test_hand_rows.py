@@ -4,13 +4,10 @@ of the meld bars under the row above (it covered them when the rows were closer)
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
-
-from tests.live_server import live_server
 
 from .conftest import PHONE
 from .scripted import knock_chance_view, open_scripted
@@ -28,12 +25,6 @@ MEASURE = """els => els.map(el => {
   const barBottom = bar.content === "none" ? null : r.bottom - parseFloat(bar.bottom);
   return {top: r.top, bottom: r.bottom, barBottom, selected: el.classList.contains("selected")};
 })"""
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with live_server(tmp_path_factory.mktemp("site")) as url:
-        yield url
 
 
 def test_a_selected_card_in_the_second_row_clears_the_meld_bars_above(site, new_page):

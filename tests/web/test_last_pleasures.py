@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
-
-from tests.live_server import live_server
 
 from .conftest import DESKTOP, PHONE
 from .scripted import open_scripted, replayable_match, rest, view
@@ -43,12 +40,6 @@ window.__visibility = "visible";
 Object.defineProperty(document, "visibilityState", { get: () => window.__visibility });
 Object.defineProperty(document, "hidden", { get: () => window.__visibility === "hidden" });
 """
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with live_server(tmp_path_factory.mktemp("site")) as url:
-        yield url
 
 
 def hellos(script) -> list[dict]:

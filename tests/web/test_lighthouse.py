@@ -11,12 +11,10 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.live_server import live_server
 from tests.transport.node import JS, need_node
 
 from .conftest import CHROMIUM, LAUNCH_ARGS
@@ -27,12 +25,6 @@ pytestmark = pytest.mark.browser
 CATEGORIES = ("accessibility", "best-practices")
 LEAST = 0.95
 LIGHTHOUSE = JS / "node_modules" / "lighthouse" / "cli" / "index.js"
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with live_server(tmp_path_factory.mktemp("site")) as url:
-        yield url
 
 
 REMEMBER = """

@@ -11,13 +11,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
-
-from tests.live_server import live_server
 
 from .conftest import DESKTOP, PHONE
 from .scripted import CLASSIC, KNOCK_HAND, knock_chance_view, open_scripted, replayable_match, rest, view
@@ -32,12 +29,6 @@ SMALL = {"viewport": {"width": 320, "height": 640}, "has_touch": True, "is_mobil
 def shot(page: Page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"))
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with live_server(tmp_path_factory.mktemp("site")) as url:
-        yield url
 
 
 # --- knock chances --------------------------------------------------------------------------------

@@ -6,13 +6,10 @@ figures, first paint included, come from ``python -m server.bench paint``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from playwright.sync_api import expect
 
 from server.bench.paint import SHIFTS
-from tests.live_server import live_server
 
 from .conftest import DESKTOP, PHONE
 from .scripted import knock_chance_view, open_scripted
@@ -20,12 +17,6 @@ from .scripted import knock_chance_view, open_scripted
 pytestmark = pytest.mark.browser
 
 SMALL_PHONE = {"viewport": {"width": 320, "height": 640}, "has_touch": True, "is_mobile": True}
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with live_server(tmp_path_factory.mktemp("site")) as url:
-        yield url
 
 
 @pytest.mark.parametrize("screen", [SMALL_PHONE, PHONE, DESKTOP], ids=["320x640", "390x844", "1280x800"])

@@ -6,13 +6,10 @@ views (tests/web/scripted.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
-
-from tests.live_server import live_server
 
 from .conftest import DESKTOP, PHONE
 from .scripted import open_scripted, view
@@ -21,12 +18,6 @@ from .test_misleads import knock_result
 pytestmark = pytest.mark.browser
 
 SHOTS = Path("/tmp/table-shots")
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with live_server(tmp_path_factory.mktemp("site")) as url:
-        yield url
 
 
 def in_viewport(page: Page, locator) -> bool:
