@@ -285,11 +285,12 @@ class Ladder:
         seed = self.ids.seed()
         state = new_match(RULES[rules], seed)
         now = self.clock.now()
-        timed = not (a.reference and b.reference)
+        references_only = a.reference and b.reference
+        timed = not references_only  # an enrolled bot that went away loses on time
         # The same deals twice only between references, which remember nothing from one match to
         # the next: a bot seated in both would read its opponent's hand and the stock's order
         # in the other match (or in its record, once over).
-        seeds = (seed, seed) if not timed else (seed, self.ids.seed())
+        seeds = (seed, seed) if references_only else (seed, self.ids.seed())
         metas = [
             self._meta(seats, rules, one_seed, state.first_starter, state.deal, timed)
             for seats, one_seed in zip(((a, b), (b, a)), seeds, strict=True)
