@@ -9,22 +9,28 @@ does; the box bonus counted where the rules have one), and names the one Hard wo
   (:func:`.rollout.play_hand`, both seats greedy) on the same ``worlds`` sampled guesses at the hidden
   cards (:meth:`.knowledge.Knowledge.sample`), so every option meets the same luck. Hard's
   choice is its own draw rule (:meth:`.hard.HardBot.take_discard`).
-- Discard decisions: Hard's evaluation in the style that simulates every discard
+- Discard decisions: Hard's choice is its evaluation in the style that simulates every discard
   (``discard_style=0``, its default before issue 17's fourth round; the default now discards by
   MARJJ's hand-strength rule and simulates only a knock): :meth:`.hard.HardBot.discard_values`
-  with ``every=True`` (every legal discard and knock, on all the samples), and Hard's choice is
-  the one that style would play (:meth:`.hard.HardBot.knock_at_once`, then
-  :meth:`.hard.HardBot.pick`). The draw rule is that style's too.
+  with ``every=True`` (every legal discard and knock, on all the samples), then
+  :meth:`.hard.HardBot.knock_at_once` or :meth:`.hard.HardBot.pick`. Those values are steadied
+  by the quick score (not points), and the samples that made Hard prefer an action would
+  inflate its value (the largest of noisy estimates); so the *values* are that evaluation again
+  with no blend, on samples drawn from a second seed: the playouts' means, in points. The draw
+  rule is that style's too.
 
 Values are rounded to 0.01, a loss and a start value to 0.1. A decision's **loss** is what Hard's
-choice is worth less what the played action is worth (never below 0): the points the player gave away by Hard's reckoning. A hand's **start value** is the
+choice is worth less what the played action is worth (never below 0): the points the player
+gave away by Hard's reckoning, with greedy play after it (so a hand's losses are not its result
+less its start value: docs/protocol.md gives the measured gap). A hand's **start value** is the
 value of Hard's choice at the seat's first decision, its luck (how good the deal was for it).
 
 Everything is computed from a :class:`~server.rules.SeatView` rebuilt by replaying the hand up
 to the decision, and the samples are drawn from a generator seeded from that view alone
 (:func:`.base.view_key`): two deals that differ only in cards the seat could not see give the
 same analysis, value for value (a test checks it). The CPU is bounded by ``worlds``: at most
-``worlds`` playouts per legal action of a decision (11 discards, 2 draw options).
+``worlds`` playouts per legal action of a decision (11 discards, 2 draw options), twice
+for a discard (the choice, then the values).
 
 Pure: no I/O, no clock, no global random; it never receives a hand's hidden cards except to
 replay the actions, and never reads them.
@@ -192,18 +198,26 @@ def match_scores(match: MatchState) -> list[tuple[int, int]]:
 # --- evaluating one decision --------------------------------------------------------------------
 
 
+def _bot(worlds: int, blend: int, salt: str, view: SeatView) -> HardBot:
+    # The discard style that simulates each discard (the default before issue 17's fourth
+    # round), with its knock valued as it was.
+    bot = HardBot(
+        "analysis", worlds=worlds, discard_style=0, knock_bias=0, strength_weight=100, blend=blend, opp_mix=2
+    )
+    bot.rng.seed(f"{salt}:{view_key(view)}")
+    return bot
+
+
 def evaluate(view: SeatView, played: Action, *, worlds: int = WORLDS, step: int = 0) -> Decision:
     """Hard's evaluation of the decision in ``view`` (the seat to act), and ``played`` against it."""
-    # The evaluation of every legal action is the discard style that simulates each discard (the
-    # default before issue 17's fourth round), with its knock valued as it was.
-    bot = HardBot(
-        "analysis", worlds=worlds, discard_style=0, knock_bias=0, strength_weight=100, blend=100, opp_mix=2
-    )
-    bot.rng.seed(f"analysis:{view_key(view)}")
+    chooser = _bot(worlds, 100, "analysis", view)
+    best: Action
     if view.phase is Phase.DISCARD:
-        values, best, reason = _discard(bot, view)
+        best = chooser.knock_at_once(view) or chooser.pick(*chooser.discard_values(view, every=True))
+        values = _discard_points(_bot(worlds, 0, "analysis-values", view), view)
+        reason = _discard_reason(view, best)
     else:
-        values, best, reason = _draw(bot, view)
+        values, best, reason = _draw(chooser, view)
     # Hard's choice first (a draw's is Hard's rule, which the noisy playouts may rank lower),
     # then the most valuable.
     choices = tuple(
@@ -216,13 +230,11 @@ def evaluate(view: SeatView, played: Action, *, worlds: int = WORLDS, step: int 
     return Decision(step, view.phase, played, best, reason, choices, round(loss, 1))
 
 
-def _discard(bot: HardBot, view: SeatView) -> tuple[dict[Action, float], Action, str]:
-    raw, scored, risk = bot.discard_values(view, every=True)
-    values: dict[Action, float] = {
-        (Knock(DECK[c]) if kind == "knock" else Discard(DECK[c])): v for (kind, c), v in raw.items()
-    }
-    best = bot.knock_at_once(view) or bot.pick(raw, scored, risk)
-    return values, best, _discard_reason(view, best)
+def _discard_points(bot: HardBot, view: SeatView) -> dict[Action, float]:
+    """Every discard's and knock's value in points: the mean of its playouts alone (``bot`` has
+    no blend of the quick score, which steadies Hard's choice but is not points)."""
+    raw, _, _ = bot.discard_values(view, every=True)
+    return {(Knock(DECK[c]) if kind == "knock" else Discard(DECK[c])): v for (kind, c), v in raw.items()}
 
 
 def _discard_reason(view: SeatView, best: Action) -> str:

