@@ -26,7 +26,8 @@ were queued to clients with none between; default 0, only the thresholds'),
 the event loop's thread when the file is free, rather than on its writer thread; default 4, 0:
 none),
 ``GINRUMMY_MALLOC_ARENAS`` (the most malloc arenas the process may use, on glibc; default 2,
-0: glibc's own default).
+0: glibc's own default), ``GINRUMMY_LEADERBOARD_DEVIATION`` (the largest rating deviation on the
+leaderboard; default 110).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from server.service.ladder import REFERENCES
+from server.service.ratings import ESTABLISHED_DEVIATION
 from server.storage.batch_sql import MAX_BATCH
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -197,6 +199,10 @@ class Settings:
     0: the ladder schedules nothing). Set it on one process only (see server/service/ladder.py)."""
     ladder_references: tuple[str, ...] = tuple(REFERENCES)
     """The references that play on the ladder."""
+    leaderboard_deviation: float = ESTABLISHED_DEVIATION
+    """The largest rating deviation on the leaderboard (a rating above it is provisional): what
+    keeps one player beating throwaway players off it (see :mod:`server.service.ratings`). A
+    small club may raise it to list its players sooner."""
     sqlite_inline: int = 4
     """On a SQLite file, the largest batch of changes the group commit writes on the event loop's
     own thread (at a light load, and when no other connection holds the file's write lock) rather
@@ -261,6 +267,8 @@ class Settings:
             values["sqlite_inline"] = _int(env, "GINRUMMY_SQLITE_INLINE")
         if "GINRUMMY_LADDER_CPU" in env:
             values["ladder_cpu"] = _float(env, "GINRUMMY_LADDER_CPU")
+        if "GINRUMMY_LEADERBOARD_DEVIATION" in env:
+            values["leaderboard_deviation"] = _float(env, "GINRUMMY_LEADERBOARD_DEVIATION")
         if "GINRUMMY_LADDER_REFERENCES" in env:
             values["ladder_references"] = tuple(
                 r.strip() for r in env["GINRUMMY_LADDER_REFERENCES"].split(",") if r.strip()
@@ -308,6 +316,8 @@ class Settings:
             raise ValueError("the collector's thresholds must be positive")
         if self.gc_young_messages < 0:
             raise ValueError("GINRUMMY_GC_YOUNG_MESSAGES cannot be negative (0: off)")
+        if not 30 <= self.leaderboard_deviation <= 350:
+            raise ValueError("GINRUMMY_LEADERBOARD_DEVIATION is 30 to 350 (a new player's deviation)")
         if not 0 <= self.ladder_cpu <= 64:
             raise ValueError("the ladder's CPU share must be from 0 (off) to 64 cores")
         unknown = [r for r in self.ladder_references if r not in REFERENCES]

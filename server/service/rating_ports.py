@@ -83,9 +83,12 @@ class RatingStore(Protocol):
         """Newest first, and how many there are."""
         ...
 
-    async def leaderboard(self, *, min_games: int, limit: int, offset: int) -> tuple[list[RankedPlayer], int]:
-        """Players with at least ``min_games`` rated matches, best rating first (ties: the
-        smaller deviation, then the player id), and how many there are."""
+    async def leaderboard(
+        self, *, min_games: int, max_deviation: float, limit: int, offset: int
+    ) -> tuple[list[RankedPlayer], int]:
+        """Players with at least ``min_games`` rated matches and a deviation of at most
+        ``max_deviation``, best rating first (ties: the smaller deviation, then the player id),
+        and how many there are."""
         ...
 
     async def unrated_matches(self, *, limit: int) -> list[MatchMeta]:

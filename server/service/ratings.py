@@ -8,6 +8,13 @@ start. Another process settling the same match at the same time finds it already
 
 Also the reads: a player's rating, its history and the leaderboard. Matches against the computer
 are never rated; the computer levels' published ratings are in ``seeds/ratings.json``.
+
+A rating is **provisional** until it has :data:`LEADERBOARD_MIN_GAMES` rated matches and a
+deviation of at most :data:`ESTABLISHED_DEVIATION`; only established ratings are on the
+leaderboard. Beating the same new player over and over cannot get anyone there: a new
+opponent's deviation (350) says little, so the winner's deviation stays high (30 wins over fresh
+players leave it at 136); it falls to 110 after about 15 matches among players who play
+each other (docs/protocol.md).
 """
 
 from __future__ import annotations
@@ -27,7 +34,9 @@ from .rating_ports import RankedPlayer, RatingChange, RatingOutcome, RatingRecor
 log = logging.getLogger("server.service")
 
 LEADERBOARD_MIN_GAMES = 5
-"""A player is on the leaderboard after this many rated matches (docs/protocol.md says so)."""
+"""A player is on the leaderboard after this many rated matches (docs/protocol.md says so)..."""
+ESTABLISHED_DEVIATION = 110.0
+"""...and once the rating's deviation is at most this (Lichess's line for a provisional rating)."""
 _ATTEMPTS = 8
 """Tries when a player's rating keeps moving under us (another of their matches counting)."""
 
@@ -52,10 +61,18 @@ def _page(limit: int, offset: int) -> None:
 
 
 class Ratings:
-    def __init__(self, store: Store, clock: Clock, *, min_games: int = LEADERBOARD_MIN_GAMES) -> None:
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        *,
+        min_games: int = LEADERBOARD_MIN_GAMES,
+        max_deviation: float = ESTABLISHED_DEVIATION,
+    ) -> None:
         self.store = store
         self.clock = clock
         self.min_games = min_games
+        self.max_deviation = max_deviation
         self._tasks: dict[str, asyncio.Task[RatingOutcome | None]] = {}
 
     # --- settling -----------------------------------------------------------------------------
@@ -136,6 +153,10 @@ class Ratings:
 
     # --- reads --------------------------------------------------------------------------------
 
+    def provisional(self, r: RatingRecord) -> bool:
+        """Too few rated matches, or too uncertain, for the leaderboard."""
+        return r.games < self.min_games or r.deviation > self.max_deviation
+
     async def rating(self, player_id: str) -> PlayerRating:
         name = await self.store.player_name(player_id)
         if name is None:
@@ -150,4 +171,6 @@ class Ratings:
 
     async def leaderboard(self, *, limit: int, offset: int) -> tuple[list[RankedPlayer], int]:
         _page(limit, offset)
-        return await self.store.leaderboard(min_games=self.min_games, limit=limit, offset=offset)
+        return await self.store.leaderboard(
+            min_games=self.min_games, max_deviation=self.max_deviation, limit=limit, offset=offset
+        )

@@ -62,9 +62,15 @@ class MemoryRatings:
         )
         return mine[offset : offset + limit], len(mine)
 
-    async def leaderboard(self, *, min_games: int, limit: int, offset: int) -> tuple[list[RankedPlayer], int]:
+    async def leaderboard(
+        self, *, min_games: int, max_deviation: float, limit: int, offset: int
+    ) -> tuple[list[RankedPlayer], int]:
         rows = sorted(
-            (r for r in self._ratings_state()[0].values() if r.games >= min_games),
+            (
+                r
+                for r in self._ratings_state()[0].values()
+                if r.games >= min_games and r.deviation <= max_deviation
+            ),
             key=lambda r: (-r.rating, r.deviation, r.player_id),
         )
         return [RankedPlayer(r, self._players[r.player_id].name) for r in rows[offset : offset + limit]], len(

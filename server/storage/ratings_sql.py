@@ -121,8 +121,10 @@ class RatingsSql:
             ).all()
         return [RatingChange(*r) for r in rows], int(total)
 
-    async def leaderboard(self, *, min_games: int, limit: int, offset: int) -> tuple[list[RankedPlayer], int]:
-        where = Rating.games >= min_games
+    async def leaderboard(
+        self, *, min_games: int, max_deviation: float, limit: int, offset: int
+    ) -> tuple[list[RankedPlayer], int]:
+        where = (Rating.games >= min_games) & (Rating.deviation <= max_deviation)
         async with self.sessions() as s:
             total = (await s.execute(select(func.count()).select_from(Rating).where(where))).scalar_one()
             rows = (

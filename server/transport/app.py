@@ -197,6 +197,7 @@ def service_ctx(
             ladder=LadderSettings(app[SETTINGS].ladder_cpu, app[SETTINGS].ladder_references),
             **kwargs,
         )
+        service.ratings.max_deviation = app[SETTINGS].leaderboard_deviation
         service.start_clocks()
         service.ladder.start()
         # Notifications missed while the broadcaster was reconnecting: check every match.

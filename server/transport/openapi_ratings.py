@@ -50,7 +50,7 @@ def rating_paths() -> dict[str, Any]:
         },
         "/api/leaderboard": {
             "get": {
-                "summary": "Rated players with at least min_games (5) rated matches, best rating first",
+                "summary": "Players with an established rating (at least min_games rated matches, deviation at most max_deviation), best first",
                 "security": public,
                 "parameters": _page(20),
                 "responses": {**_ok("Leaderboard", "A page of the leaderboard"), **_errors(400, 429)},

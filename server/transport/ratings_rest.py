@@ -34,11 +34,16 @@ def _player_id(request: web.Request) -> str:
     return player_id
 
 
-def _rating(r: RatingRecord | None) -> w.Rating | None:
+def _rating(request: web.Request, r: RatingRecord | None) -> w.Rating | None:
     if r is None:
         return None
     return w.Rating(
-        round(r.rating, 1), round(r.deviation, 1), round(r.volatility, 6), r.games, present.iso(r.updated_at)
+        round(r.rating, 1),
+        round(r.deviation, 1),
+        round(r.volatility, 6),
+        r.games,
+        present.iso(r.updated_at),
+        request.app[SERVICE].ratings.provisional(r),
     )
 
 
@@ -46,7 +51,7 @@ def _rating(r: RatingRecord | None) -> w.Rating | None:
 async def player_rating(request: web.Request) -> web.Response:
     await _limit(request)
     pr = await request.app[SERVICE].ratings.rating(_player_id(request))
-    return json_response(w.PlayerRating(pr.player_id, pr.name, _rating(pr.rating)))
+    return json_response(w.PlayerRating(pr.player_id, pr.name, _rating(request, pr.rating)))
 
 
 @routes.get("/api/players/{player_id}/rating/history")
@@ -75,7 +80,7 @@ async def player_page(request: web.Request) -> web.Response:
         w.PlayerPage(
             pr.player_id,
             pr.name,
-            _rating(pr.rating),
+            _rating(request, pr.rating),
             msgspec.convert(stats, w.Stats),
             [present.summary(m, pr.player_id) for m in recent],
             bot_info(await service.bots.bot(pr.player_id)),
@@ -102,7 +107,7 @@ async def leaderboard(request: web.Request) -> web.Response:
         )
         for i, p in enumerate(ranked)
     ]
-    return json_response(w.Leaderboard(rows, total, limit, offset, ratings.min_games))
+    return json_response(w.Leaderboard(rows, total, limit, offset, ratings.min_games, ratings.max_deviation))
 
 
 @routes.get("/api/challenges")

@@ -23,6 +23,13 @@ class Rating(_Wire):
     volatility: float
     games: Annotated[int, Meta(ge=0, description="Rated matches counted")]
     updated_at: Timestamp
+    provisional: Annotated[
+        bool,
+        Meta(
+            description="Not on the leaderboard yet: fewer than min_games rated matches, or a "
+            "deviation above max_deviation (the leaderboard gives both)"
+        ),
+    ]
 
 
 class PlayerRating(_Wire):
@@ -64,13 +71,15 @@ class LeaderboardEntry(_Wire):
 
 
 class Leaderboard(_Wire):
-    """Rated players with at least ``min_games`` rated matches, best first."""
+    """Rated players with an established rating (at least ``min_games`` rated matches and a
+    deviation of at most ``max_deviation``), best first."""
 
     players: list[LeaderboardEntry]
     total: int
     limit: int
     offset: int
     min_games: int
+    max_deviation: Annotated[float, Meta(examples=[110.0])]
 
 
 class PlayerPage(_Wire):

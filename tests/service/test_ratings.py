@@ -144,7 +144,7 @@ async def test_two_matches_of_one_player_finishing_at_once_both_count(store):
 async def test_the_leaderboard_keeps_players_with_enough_games_and_pages(quick_store):
     store = quick_store
     service = service_on(store)
-    service.ratings.min_games = 2
+    service.ratings.min_games, service.ratings.max_deviation = 2, 350.0
     players = [(await service.create_player(n))[0] for n in ("Ada", "Bob", "Cy")]
     ada, bob, cy = players
     for loser in (bob, bob, cy):  # Ada 3 wins, Bob 2 losses, Cy 1 loss
@@ -158,3 +158,25 @@ async def test_the_leaderboard_keeps_players_with_enough_games_and_pages(quick_s
         await service.ratings.leaderboard(limit=0, offset=0)
     with pytest.raises(NotFound):
         await service.ratings.rating("p_nobody")
+
+
+async def test_beating_throwaway_players_never_reaches_the_leaderboard(quick_store):
+    """Farming: Ada wins 8 rated matches, each against a new player who resigns. Her rating
+    climbs past 1950, but new opponents say little about her: her deviation stays high, she
+    stays provisional and off the leaderboard. With the line at 350 she is listed (alone: the
+    others have one match each)."""
+    service = service_on(quick_store)
+    ada, _ = await service.create_player("Ada")
+    for i in range(8):
+        throwaway, _ = await service.create_player(f"T{i}")
+        await service.resign(throwaway, await rated_match(service, ada, throwaway))
+    await service.ratings.drain()
+    mine = (await service.ratings.rating(ada.player_id)).rating
+    assert mine is not None and mine.games == 8 and mine.rating > 1950
+    assert mine.deviation > service.ratings.max_deviation == 110.0
+    assert service.ratings.provisional(mine)
+    assert await service.ratings.leaderboard(limit=10, offset=0) == ([], 0)
+    service.ratings.max_deviation = 350.0
+    ranked, total = await service.ratings.leaderboard(limit=10, offset=0)
+    assert total == 1 and [r.name for r in ranked] == ["Ada"]
+    assert not service.ratings.provisional(mine)

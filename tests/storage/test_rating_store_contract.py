@@ -14,8 +14,12 @@ from .records import make_match, make_player, next_version, now
 from .test_store_contract import store  # noqa: F401  (the fixture, over every store)
 
 
-def update(match_id: str, player_id: str, rating: float, games: int, at=None) -> RatingUpdate:
-    return RatingUpdate(RatingChange(match_id, player_id, rating, 300.0, 0.06, games, at or now()), games - 1)
+def update(
+    match_id: str, player_id: str, rating: float, games: int, at=None, deviation: float = 300.0
+) -> RatingUpdate:
+    return RatingUpdate(
+        RatingChange(match_id, player_id, rating, deviation, 0.06, games, at or now()), games - 1
+    )
 
 
 async def test_a_match_counts_once_per_player_and_a_second_try_changes_nothing(store):  # noqa: F811
@@ -66,19 +70,22 @@ async def test_a_first_rating_racing_another_first_rating_is_refused(store):  # 
     assert (await store.rating(ada.player_id)).rating == 1600
 
 
-async def test_the_leaderboard_keeps_players_with_enough_games_best_first_and_pages(store):  # noqa: F811
-    players = [await make_player(store, f"P{i}") for i in range(5)]
+async def test_the_leaderboard_keeps_established_players_best_first_and_pages(store):  # noqa: F811
+    players = [await make_player(store, f"P{i}") for i in range(6)]
     for i, p in enumerate(players):
-        for g in range(1, i + 1):  # player i has i rated matches, rating 1500 + 10 i
+        for g in range(1, min(i, 4) + 1):  # player i has min(i, 4) rated matches, rating 1500 + 10 i
             m = await make_match(store, p, opponent="human", rated=True)
+            deviation = 100.0 + 2 * i  # P5 the most uncertain
             assert await store.apply_ratings(
-                m.match_id, [update(m.match_id, p.player_id, 1500 + 10 * i, g)]
+                m.match_id, [update(m.match_id, p.player_id, 1500 + 10 * i, g, deviation=deviation)]
             ) is (RatingOutcome.APPLIED)
-    ranked, total = await store.leaderboard(min_games=2, limit=2, offset=0)
-    assert total == 3
+    ranked, total = await store.leaderboard(min_games=2, max_deviation=108.0, limit=2, offset=0)
+    assert total == 3  # P0 and P1: too few matches; P5: deviation 110
     assert [r.name for r in ranked] == ["P4", "P3"]
-    ranked, _ = await store.leaderboard(min_games=2, limit=2, offset=2)
+    ranked, _ = await store.leaderboard(min_games=2, max_deviation=108.0, limit=2, offset=2)
     assert [(r.name, r.rating.games) for r in ranked] == [("P2", 2)]
+    ranked, total = await store.leaderboard(min_games=2, max_deviation=110.0, limit=1, offset=0)
+    assert total == 4 and [r.name for r in ranked] == ["P5"]
 
 
 async def test_finished_rated_matches_not_yet_counted_are_found(store):  # noqa: F811

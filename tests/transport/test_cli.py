@@ -43,6 +43,11 @@ def test_the_malloc_arena_cap_comes_from_the_environment():
     assert Settings.from_env({"GINRUMMY_MALLOC_ARENAS": "0"}).malloc_arenas == 0
 
 
+def test_the_leaderboards_deviation_line_comes_from_the_environment():
+    assert Settings.from_env({}).leaderboard_deviation == 110.0
+    assert Settings.from_env({"GINRUMMY_LEADERBOARD_DEVIATION": "350"}).leaderboard_deviation == 350.0
+
+
 def test_the_sqlite_batches_written_on_the_loops_thread_come_from_the_environment():
     from server.storage.sqlite_writer import INLINE_MAX
 
@@ -128,6 +133,8 @@ def test_a_cpu_quota_is_read_from_either_cgroup_version(tmp_path, files, quota):
         {"GINRUMMY_SQLITE_INLINE": "some"},
         {"GINRUMMY_MALLOC_ARENAS": "-1"},
         {"GINRUMMY_MALLOC_ARENAS": "65"},
+        {"GINRUMMY_LEADERBOARD_DEVIATION": "20"},
+        {"GINRUMMY_LEADERBOARD_DEVIATION": "351"},
     ],
 )
 def test_bad_settings_are_refused(env):

@@ -62,6 +62,7 @@ async def test_a_public_rated_challenge_from_creation_to_ratings(make_client):
     mine = await get(client, f"/api/players/{ada['player_id']}/rating", w.PlayerRating)
     assert mine.name == "Ada" and mine.rating is not None
     assert (mine.rating.rating, mine.rating.deviation, mine.rating.games) == (1662.3, 290.3, 1)
+    assert mine.rating.provisional  # one match, deviation 290.3
     history = await get(client, f"/api/players/{bob['player_id']}/rating/history", w.RatingHistory)
     assert history.total == 1 and history.history[0].rating == 1337.7
     assert history.history[0].match_id == created["match_id"]
@@ -72,7 +73,7 @@ async def test_a_public_rated_challenge_from_creation_to_ratings(make_client):
     assert page.rating is not None and page.rating.rating == 1662.3
 
     board = await get(client, "/api/leaderboard", w.Leaderboard)
-    assert board.min_games == 5 and board.total == 0  # one match is not enough to be listed
+    assert (board.min_games, board.max_deviation, board.total) == (5, 110.0, 0)  # one match: not listed
     view = await get(client, f"/api/matches/{created['match_id']}", w.MatchDetails, headers=auth(ada))
     assert view.rated and view.public
 
@@ -80,7 +81,7 @@ async def test_a_public_rated_challenge_from_creation_to_ratings(make_client):
 async def test_the_leaderboard_lists_players_with_enough_games_ranked_and_paged(make_client):
     from server.transport.keys import SERVICE
 
-    client = await make_client()
+    client = await make_client(leaderboard_deviation=350.0)  # five matches between two: deviations near 200
     ada, bob = await new_player(client, "Ada"), await new_player(client, "Bob")
     for _ in range(5):
         created = await new_match(client, ada, opponent="human", rated=True, public=True)
@@ -150,7 +151,7 @@ async def test_refusals_have_their_documented_codes(make_client):
 async def test_a_bot_a_person_invited_to_rated_matches_is_marked_a_bot_on_the_leaderboard(make_client):
     from server.transport.keys import SERVICE
 
-    client = await make_client()
+    client = await make_client(leaderboard_deviation=350.0)
     ada = await new_player(client, "Ada")
     r = await client.post("/api/players", json={"name": "Robo", "bot": {"owner": "ada@example.org"}})
     robo = await r.json()

@@ -11,6 +11,8 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
+from tests.live_server import live_server
+
 from .conftest import DESKTOP, PHONE
 from .table import shot
 
@@ -63,7 +65,15 @@ def test_a_rated_challenge_is_listed_in_the_lobby_and_accepted_from_a_phone(serv
     shot(cy, "ratings-lobby-desktop")
 
 
-def test_a_player_page_shows_the_rating_graph_and_the_leaderboard_ranks_players(server, new_page, console):
+@pytest.fixture
+def club(tmp_path):
+    """A server whose leaderboard lists any rating with five matches (deviation up to 350)."""
+    with live_server(tmp_path, extra_env={"GINRUMMY_LEADERBOARD_DEVIATION": "350"}) as base_url:
+        yield base_url
+
+
+def test_a_player_page_shows_the_rating_graph_and_the_leaderboard_ranks_players(club, new_page, console):
+    server = club
     ada = rest(server, "POST", "/api/players", body={"name": "Ada"})
     bob = rest(server, "POST", "/api/players", body={"name": "Bob"})
     for i in range(6):  # Ada wins five, Bob the last
@@ -105,3 +115,29 @@ def test_a_player_page_shows_the_rating_graph_and_the_leaderboard_ranks_players(
     page = new_page(**DESKTOP)
     page.goto(server + "/#/player/p_nobody")
     expect(page.get_by_text("There is no such player.")).to_be_visible()
+
+
+def test_a_provisional_rating_is_marked_and_kept_off_the_leaderboard(server, new_page):
+    ada = rest(server, "POST", "/api/players", body={"name": "Ada"})
+    bob = rest(server, "POST", "/api/players", body={"name": "Bob"})
+    for _ in range(5):  # enough matches, but only against one new player: deviation about 200
+        m = rest(
+            server, "POST", "/api/matches", ada["token"], {"opponent": "human", "rated": True, "public": True}
+        )
+        rest(server, "POST", f"/api/challenges/{m['match_id']}/accept", bob["token"], {})
+        rest(server, "POST", f"/api/matches/{m['match_id']}/resign", bob["token"], {})
+
+    for size, name in ((DESKTOP, "desktop"), (PHONE, "phone")):
+        page = new_page(**size)
+        page.goto(server + "/#/leaderboard")
+        expect(page.get_by_text("Nobody has an established rating yet", exact=False)).to_contain_text(
+            "5 rated matches and a rating deviation of 110 or less"
+        )
+        expect(page.get_by_role("row")).to_have_count(1)  # the header alone
+        shot(page, f"ratings-leaderboard-empty-{name}")
+        page.goto(server + f"/#/player/{ada['player_id']}")
+        expect(page.get_by_role("heading", name="Ada", level=1)).to_be_visible()
+        note = page.locator(".provisional")
+        expect(note).to_contain_text("Provisional")
+        expect(note).to_contain_text("Not on the leaderboard until the rating is established")
+        shot(page, f"ratings-player-provisional-{name}")

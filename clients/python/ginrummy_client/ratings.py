@@ -34,6 +34,8 @@ class Rating:
     volatility: float
     games: int
     updated_at: str
+    provisional: bool = False
+    """Not on the leaderboard yet (too few rated matches, or the deviation too high)."""
 
     @staticmethod
     def from_wire(d: Mapping[str, Any]) -> Rating:
@@ -43,6 +45,7 @@ class Rating:
             float(d.get("volatility", 0.06)),
             int(d.get("games", 0)),
             str(d.get("updated_at", "")),
+            bool(d.get("provisional", False)),
         )
 
 

@@ -1,4 +1,4 @@
-// The leaderboard (#/leaderboard): rated players with enough rated matches, best first, a page
+// The leaderboard (#/leaderboard): players with an established rating, best first, a page
 // at a time, with the computer levels' published ratings beside it for comparison.
 
 import { loadCatalog } from "./catalog.js";
@@ -25,9 +25,10 @@ export function mountLeaderboard(root) {
       return;
     }
     if (!root.isConnected) return;
+    const rule = `at least ${board.min_games} rated matches and a rating deviation of ${Math.round(board.max_deviation)} or less`;
     status.textContent = board.total
-      ? `${board.total} rated ${board.total === 1 ? "player" : "players"} with at least ${board.min_games} rated matches.`
-      : `Nobody has played ${board.min_games} rated matches yet.`;
+      ? `${board.total} ${board.total === 1 ? "player" : "players"} with an established rating: ${rule}.`
+      : `Nobody has an established rating yet: it takes ${rule} (about 15 matches against players who play each other).`;
     replaceChildren(
       body,
       board.players.map((p) =>

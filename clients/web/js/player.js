@@ -107,6 +107,7 @@ export function mountPlayer(root, { playerId }) {
             { class: "panel rating-card" },
             h("p", { class: "rating-big", "aria-label": r ? `Rating ${Math.round(r.rating)}, deviation ${Math.round(r.deviation)}` : "Not rated yet" }, ratingText(r?.rating, r?.deviation)),
             h("p", { class: "note" }, r ? `Glicko-2 rating after ${r.games} rated ${r.games === 1 ? "match" : "matches"}; the ± is twice the rating deviation.` : "Play a rated match against a person to get a rating."),
+            r?.provisional ? h("p", { class: "note provisional" }, h("span", { class: "badge" }, "Provisional"), " Not on the leaderboard until the rating is established: more rated matches, against players with established ratings, settle it.") : null,
             points.length ? ratingGraph(points, root.clientWidth - 64) : null,
           ),
           h("div", { class: "panel" }, h("h2", {}, "Record"), statList(page.stats)),
