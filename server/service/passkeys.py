@@ -7,6 +7,10 @@ A ceremony is two calls: the options (a fresh challenge, stored server-side for
 challenge, the relying party id and the origin. The transport says what the relying party id
 and origin are (the request's public host, as the proxy reports it). Credentials are
 discoverable, so signing in needs no username first.
+
+A passkey is the only factor of its sign-in, so both ceremonies require *user verification*
+(the device's PIN, fingerprint or face, not just a touch): an authenticator that reports only
+the user's presence (a plain security key picked up by anyone) is refused.
 """
 
 from __future__ import annotations
@@ -65,7 +69,7 @@ class Passkeys:
             timeout=int(self.challenge_seconds * 1000),
             authenticator_selection=AuthenticatorSelectionCriteria(
                 resident_key=ResidentKeyRequirement.REQUIRED,
-                user_verification=UserVerificationRequirement.PREFERRED,
+                user_verification=UserVerificationRequirement.REQUIRED,
             ),
             exclude_credentials=[
                 PublicKeyCredentialDescriptor(id=base64url_to_bytes(p.credential_id)) for p in existing
@@ -93,6 +97,7 @@ class Passkeys:
                 expected_challenge=challenge.challenge,
                 expected_rp_id=rp_id,
                 expected_origin=origin,
+                require_user_verification=True,
             )
         except (WebAuthnException, ValueError, KeyError, TypeError) as e:
             raise BadRequest(f"the passkey could not be verified: {e}") from None
@@ -113,7 +118,7 @@ class Passkeys:
         options = generate_authentication_options(
             rp_id=rp_id,
             timeout=int(self.challenge_seconds * 1000),
-            user_verification=UserVerificationRequirement.PREFERRED,
+            user_verification=UserVerificationRequirement.REQUIRED,
         )
         challenge_id = await self._keep(options.challenge, "login", None)
         return challenge_id, options_to_json(options)
@@ -139,6 +144,7 @@ class Passkeys:
                 expected_origin=origin,
                 credential_public_key=passkey.public_key,
                 credential_current_sign_count=passkey.sign_count,
+                require_user_verification=True,
             )
         except (WebAuthnException, ValueError, KeyError, TypeError):
             log.info("passkey sign-in refused", extra={"player_id": passkey.player_id})

@@ -25,7 +25,9 @@ def unb64url(text: str) -> bytes:
 
 
 class SoftAuthenticator:
-    def __init__(self) -> None:
+    def __init__(self, *, verifies: bool = True) -> None:
+        """``verifies``: it reports user verification (a PIN or biometric) besides presence."""
+        self.flags = 0x05 if verifies else 0x01  # UP, and UV when it verifies
         self.key = ec.generate_private_key(ec.SECP256R1())
         self.credential_id = os.urandom(16)
         self.sign_count = 0
@@ -49,7 +51,12 @@ class SoftAuthenticator:
         attested = (
             bytes(16) + struct.pack(">H", len(self.credential_id)) + self.credential_id + self._cose_key()
         )
-        auth_data = hashlib.sha256(rp_id.encode()).digest() + bytes([0x45]) + struct.pack(">I", 0) + attested
+        auth_data = (
+            hashlib.sha256(rp_id.encode()).digest()
+            + bytes([self.flags | 0x40])
+            + struct.pack(">I", 0)
+            + attested
+        )
         attestation = cbor2.dumps({"fmt": "none", "attStmt": {}, "authData": auth_data})
         return {
             "id": b64url(self.credential_id),
@@ -64,7 +71,7 @@ class SoftAuthenticator:
         self.sign_count += 1
         client_data = self._client_data("webauthn.get", options["challenge"], origin)
         auth_data = (
-            hashlib.sha256(rp_id.encode()).digest() + bytes([0x05]) + struct.pack(">I", self.sign_count)
+            hashlib.sha256(rp_id.encode()).digest() + bytes([self.flags]) + struct.pack(">I", self.sign_count)
         )
         signature = self.key.sign(auth_data + hashlib.sha256(client_data).digest(), ec.ECDSA(hashes.SHA256()))
         return {

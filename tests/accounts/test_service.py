@@ -212,6 +212,28 @@ async def test_a_passkey_for_another_origin_or_an_unknown_one_does_not_sign_in(s
         await service.passkeys.sign_in("nope", {"id": "x"}, RP_ID, ORIGIN, "x")
 
 
+async def test_a_passkey_that_only_shows_presence_neither_registers_nor_signs_in(service):
+    """User verification is required: a key anyone could touch is not a sign-in on its own."""
+    ada, _ = await service.create_player("Ada")
+    touch_only = SoftAuthenticator(verifies=False)
+    challenge_id, options = await service.passkeys.registration_options(ada, RP_ID)
+    assert json.loads(options)["authenticatorSelection"]["userVerification"] == "required"
+    with pytest.raises(BadRequest, match="could not be verified"):
+        await service.passkeys.register(
+            ada, challenge_id, touch_only.register(json.loads(options), ORIGIN), RP_ID, ORIGIN
+        )
+    assert await service.passkeys.of(ada) == []
+    key = SoftAuthenticator()
+    await register(service, ada, key)
+    key.flags = 0x01  # the same credential, asserting presence alone
+    challenge_id, options = await service.passkeys.authentication_options(RP_ID)
+    assert json.loads(options)["userVerification"] == "required"
+    with pytest.raises(Unauthorized, match="could not be verified"):
+        await service.passkeys.sign_in(
+            challenge_id, key.sign_in(json.loads(options), ORIGIN), RP_ID, ORIGIN, "x"
+        )
+
+
 async def test_a_player_removes_its_own_passkey_only_and_it_signs_in_no_more(service):
     ada, _ = await service.create_player("Ada")
     bob, _ = await service.create_player("Bob")
