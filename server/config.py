@@ -27,7 +27,8 @@ the event loop's thread when the file is free, rather than on its writer thread;
 none),
 ``GINRUMMY_MALLOC_ARENAS`` (the most malloc arenas the process may use, on glibc; default 2,
 0: glibc's own default), ``GINRUMMY_LEADERBOARD_DEVIATION`` (the largest rating deviation on the
-leaderboard; default 110).
+leaderboard; default 110), ``GINRUMMY_RATE_LIMIT_STORAGE`` (a ``redis://`` URL where every
+process counts the REST rate limits; default: each process in its own memory).
 """
 
 from __future__ import annotations
@@ -199,6 +200,10 @@ class Settings:
     0: the ladder schedules nothing). Set it on one process only (see server/service/ladder.py)."""
     ladder_references: tuple[str, ...] = tuple(REFERENCES)
     """The references that play on the ladder."""
+    rate_limit_storage: str = ""
+    """A ``redis://`` (or ``rediss://``) URL where the REST rate limits are counted, shared by
+    every process behind the balancer; empty: each process counts in its own memory, so N
+    replicas allow N times each limit (see :mod:`server.transport.ratelimit`)."""
     leaderboard_deviation: float = ESTABLISHED_DEVIATION
     """The largest rating deviation on the leaderboard (a rating above it is provisional): what
     keeps one player beating throwaway players off it (see :mod:`server.service.ratings`). A
@@ -267,6 +272,8 @@ class Settings:
             values["sqlite_inline"] = _int(env, "GINRUMMY_SQLITE_INLINE")
         if "GINRUMMY_LADDER_CPU" in env:
             values["ladder_cpu"] = _float(env, "GINRUMMY_LADDER_CPU")
+        if env.get("GINRUMMY_RATE_LIMIT_STORAGE"):
+            values["rate_limit_storage"] = env["GINRUMMY_RATE_LIMIT_STORAGE"].strip()
         if "GINRUMMY_LEADERBOARD_DEVIATION" in env:
             values["leaderboard_deviation"] = _float(env, "GINRUMMY_LEADERBOARD_DEVIATION")
         if "GINRUMMY_LADDER_REFERENCES" in env:
@@ -316,6 +323,8 @@ class Settings:
             raise ValueError("the collector's thresholds must be positive")
         if self.gc_young_messages < 0:
             raise ValueError("GINRUMMY_GC_YOUNG_MESSAGES cannot be negative (0: off)")
+        if self.rate_limit_storage and not self.rate_limit_storage.startswith(("redis://", "rediss://")):
+            raise ValueError("GINRUMMY_RATE_LIMIT_STORAGE is a redis:// or rediss:// URL")
         if not 30 <= self.leaderboard_deviation <= 350:
             raise ValueError("GINRUMMY_LEADERBOARD_DEVIATION is 30 to 350 (a new player's deviation)")
         if not 0 <= self.ladder_cpu <= 64:

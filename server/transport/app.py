@@ -32,7 +32,7 @@ from . import errors as wire_errors
 from .keys import BROADCASTER, COMMITS, ENGINE, LIMITER, METRICS, SERVICE, SETTINGS, SOCKETS
 from .openapi import DOCS_STYLE_HASH
 from .proxy import forwarded_middleware
-from .ratelimit import RestLimiter
+from .ratelimit import RestLimiter, SharedRedis
 
 log = logging.getLogger("server.transport")
 
@@ -227,10 +227,14 @@ async def limiter_ctx(app: web.Application) -> AsyncIterator[None]:
             "login_address": limits.login_address_rate,
             "analysis": limits.analysis_rate,
             "hint": limits.hint_rate,
-        }
+        },
+        shared=SharedRedis(url) if (url := app[SETTINGS].rate_limit_storage) else None,
     )
     app[LIMITER] = limiter
+    if limiter.shared is not None:
+        log.info("rate limits counted in Redis", extra={"url": _safe_url(url)})
     yield
+    await limiter.close()
 
 
 async def close_sockets(app: web.Application) -> None:

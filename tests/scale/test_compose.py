@@ -59,10 +59,11 @@ def env_of(service: dict) -> dict[str, str]:
     return {k: str(v) for k, v in env.items()}
 
 
-def test_the_compose_file_runs_postgres_a_migration_two_servers_and_a_balancer(compose):
+def test_the_compose_file_runs_postgres_a_migration_two_servers_redis_and_a_balancer(compose):
     services = compose["services"]
-    assert set(services) == {"postgres", "migrate", *SERVERS, "balancer"}
+    assert set(services) == {"postgres", "migrate", *SERVERS, "redis", "balancer"}
     assert services["postgres"]["image"].startswith("postgres:")
+    assert services["redis"]["image"].startswith("redis:")
     assert services["balancer"]["image"].startswith("nginx:")
     assert services["migrate"]["depends_on"]["postgres"]["condition"] == "service_healthy"
     for name in SERVERS:
@@ -96,7 +97,8 @@ def test_every_command_in_the_compose_file_and_the_dockerfile_parses_with_the_se
 
 
 def test_every_environment_variable_given_to_the_servers_is_one_the_server_reads(compose):
-    postgres = env_of(compose["services"]["postgres"])
+    services = compose["services"]
+    postgres = env_of(services["postgres"])
     urls = set()
     for name in (*SERVERS, "migrate"):
         env = Recording(env_of(compose["services"][name]))
@@ -116,6 +118,10 @@ def test_every_environment_variable_given_to_the_servers_is_one_the_server_reads
             assert settings.host == "0.0.0.0"
             assert settings.migrate is False, "replicas must leave migrating to the migrate job"
             assert settings.broadcast == "postgres"
+            assert settings.rate_limit_storage == "redis://redis:6379/0", (
+                "both replicas count the limits together"
+            )
+            assert services[name]["depends_on"]["redis"]["condition"] == "service_started"
     assert len(urls) == 1, "the migration and the servers must share one database"
 
 
