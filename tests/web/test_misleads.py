@@ -371,3 +371,12 @@ def test_a_replay_on_a_phone_keeps_its_step_buttons_on_screen(site, new_page):
     box = step.bounding_box()
     assert box and box["y"] + box["height"] <= 844, box
     shot(page, "replay-390")
+
+
+@pytest.mark.parametrize(("device", "verb"), [(PHONE, "Tap"), (DESKTOP, "Click")], ids=["phone", "desktop"])
+def test_the_hint_says_tap_on_a_touch_screen_and_click_with_a_mouse(site, new_page, device, verb):
+    page = new_page(**device)
+    open_scripted(page, site, knock_chance_view())
+    king = page.get_by_role("button", name="king of diamonds, discarding it lets you knock")
+    king.tap() if verb == "Tap" else king.click()
+    expect(page.locator("#hand-hint .hint-more")).to_have_text(f" {verb} again to discard.")

@@ -108,6 +108,11 @@ export function renderScorebar({ s, el }) {
   );
 }
 
+/** "Tap" on a touch screen, "Click" with a mouse: the status line's instructions. */
+function pointerVerb() {
+  return window.matchMedia("(pointer: coarse)").matches ? "Tap" : "Click";
+}
+
 export function renderStatus({ s, el }) {
   const v = s.view;
   el.statusLine.textContent = v.status_line || fallbackStatus(v);
@@ -123,7 +128,7 @@ export function renderStatus({ s, el }) {
           `Discarding ${cardShort(s.selected)} leaves ${left} deadwood` +
           (can(v, "knock", { card: s.selected }) ? (left === 0 ? ": you can go gin!" : ": you can knock.") : ` (${knockLimitWords(v)}).`) +
           "";
-        more = " Tap again to discard.";
+        more = ` ${pointerVerb()} again to discard.`;
       }
     } else {
       const chances = knockChances(v);
@@ -132,7 +137,8 @@ export function renderStatus({ s, el }) {
       } else if (chances.length) {
         text = `You can knock: discard ${chances.map((c) => cardShort(c.card)).join(", ")} (marked) with Knock; the best leaves ${chances[0].deadwood}.`;
       } else {
-        text = "Tap a card to select it, then tap it again or drag it to the discard pile.";
+        const verb = pointerVerb();
+        text = `${verb} a card to select it, then ${verb.toLowerCase()} it again or drag it to the discard pile.`;
       }
     }
   } else if (myTurn(v) && v.hand.phase === "upcard") {
