@@ -6,6 +6,11 @@ Rules kept here:
 
 - A password is only ever held as its Argon2 hash (``argon2-cffi``; hashing runs in a thread,
   it is slow on purpose); it is never logged, and neither is a token.
+- A new password must not be easy to guess: ``zxcvbn`` (Dropbox's estimator: dictionaries of
+  common passwords, words and names, keyboard patterns, dates, repeats, and the player's own
+  names) scores it at least :data:`MIN_STRENGTH`, about a million guesses, which the sign-in
+  limits make months of trying. It looks at the first :data:`STRENGTH_PREFIX` characters (its
+  cost grows fast with length), in a thread.
 - One error for a wrong username and a wrong password (``unauthorized``, "wrong username or
   password"), and the same work for both: an unknown username is checked against a dummy hash.
 - Usernames follow the display-name rules (:func:`.players.clean_name`: nothing that reads as
@@ -22,11 +27,12 @@ import asyncio
 import inspect
 import logging
 import unicodedata
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
+from zxcvbn import zxcvbn  # type: ignore[import-untyped]  # (no type hints)
 
 from .account_ports import AccountRecord, SessionRecord, session_id_of
 from .clock import Clock
@@ -39,6 +45,10 @@ log = logging.getLogger("server.service")
 
 MIN_PASSWORD = 8
 MAX_PASSWORD = 256
+MIN_STRENGTH = 2
+"""zxcvbn's score: 2 is "somewhat guessable", at least 10^6 guesses (0 and 1 are refused)."""
+STRENGTH_PREFIX = 32
+"""The characters zxcvbn looks at: 23 ms at most for 32 random ones, 72 ms for 72."""
 TOUCH_SECONDS = 300.0
 """A session's ``last_seen_at`` is written at most this often (per process)."""
 WRONG = "wrong username or password"
@@ -70,6 +80,16 @@ def clean_password(password: Any) -> str:
     if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise BadRequest(f"password must be {MIN_PASSWORD} to {MAX_PASSWORD} characters")
     return password
+
+
+def weakness(password: str, names: Sequence[str]) -> str | None:
+    """Why ``password`` is too easy to guess (zxcvbn's feedback, as a sentence), or None."""
+    found = zxcvbn(password[:STRENGTH_PREFIX], user_inputs=[*names, "gin", "rummy", "ginrummy"])
+    if found["score"] >= MIN_STRENGTH:
+        return None
+    feedback = found["feedback"]
+    said = [feedback["warning"] or "It follows a common pattern.", *feedback["suggestions"]]
+    return " ".join(s if s.endswith(".") else s + "." for s in said if s)
 
 
 class Accounts:
@@ -108,6 +128,8 @@ class Accounts:
         secret = clean_password(password)
         if await self.store.account_of(player.player_id) is not None:
             raise Conflict("this player has a username already")
+        if (why := await asyncio.to_thread(weakness, secret, [name, player.name])) is not None:
+            raise BadRequest(f"that password is too easy to guess. {why}")
         hashed = await asyncio.to_thread(self.hasher.hash, secret)
         account = AccountRecord(player.player_id, name, hashed)
         if not await self.store.set_account(account, username_key(name)):

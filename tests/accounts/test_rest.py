@@ -63,6 +63,24 @@ async def test_a_wrong_password_and_an_unknown_name_get_the_same_answer(make_cli
     )
 
 
+async def test_a_password_easy_to_guess_is_refused_saying_why_and_changes_nothing(make_client):
+    client = await make_client()
+    bob = await new_player(client, "Bob")
+    for weak in ("password1", "bob12345", "qwertyuiop", "bobbybobby", "ginrummy1"):
+        r = await client.post(
+            "/api/account/password", json={"username": "bob", "password": weak}, headers=auth(bob)
+        )
+        assert r.status == 400, weak
+        message = (await r.json())["error"]["message"]
+        assert message.startswith("that password is too easy to guess. ") and len(message) > 40, message
+    account = await (await client.get("/api/account", headers=auth(bob))).json()
+    assert account["username"] is None
+    r = await client.post(
+        "/api/account/password", json={"username": "bob", "password": "plum tart in june"}, headers=auth(bob)
+    )
+    assert r.status == 200, await r.text()
+
+
 async def test_a_taken_username_a_computer_name_and_a_short_password_change_nothing(make_client):
     client = await make_client()
     ada, bob = await new_player(client, "Ada"), await new_player(client, "Bob")

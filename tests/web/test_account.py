@@ -48,6 +48,7 @@ def open_account(page: Page, base: str) -> None:
 def test_sign_up_passkey_sign_in_elsewhere_and_sign_out_everywhere(server, new_page, console, size):
     # Chromium reports the wrong password's and the revoked token's 401s in the console.
     console.allow(r"status of 401 \(Unauthorized\)")
+    console.allow(r"status of 400 \(Bad Request\)")  # the weak password, refused in words
     options = PHONE if size == "phone" else DESKTOP
     # WebAuthn needs a domain for its relying party: localhost, not 127.0.0.1.
     base = server.replace("127.0.0.1", "localhost")
@@ -58,6 +59,12 @@ def test_sign_up_passkey_sign_in_elsewhere_and_sign_out_everywhere(server, new_p
     expect(first.get_by_text("Playing as Ada, without an account.")).to_be_visible()
     shot(first, f"account-anonymous-{size}")
     first.get_by_label("Username").first.fill("ada")
+    first.get_by_label("Password (8 characters or more)").fill("password1")
+    first.get_by_role("button", name="Create account").click()
+    expect(
+        first.get_by_text("That password is too easy to guess. This is a very common password.", exact=False)
+    ).to_be_visible()
+    shot(first, f"account-weak-password-{size}")
     first.get_by_label("Password (8 characters or more)").fill(PASSWORD)
     first.get_by_role("button", name="Create account").click()
     expect(first.get_by_text("Signed in as ada (playing as Ada).")).to_be_visible()
