@@ -118,6 +118,10 @@ class Limits:
     with ``limit: "login_account"``."""
     login_address_rate: str = "30/minute"
     """Sign-ins tried (password or passkey) from one client address: ``limit: "login_address"``."""
+    signup_rate: str = "10/minute"
+    """Usernames and passwords tried from one client address (``POST /api/account/password``,
+    ``limit: "signup"``): each costs a password hash, and each taken name answered tells that it
+    exists."""
     waiting_match_seconds: float = 7 * 86400.0
     """A match nobody has joined within this long is deleted (its invite stops working)."""
     claim_seconds: float = 60.0

@@ -51,6 +51,7 @@ def _signed_in(player: PlayerRecord, username: str | None, token: str) -> w.Sign
 @routes.post("/api/account/password")
 async def add_password(request: web.Request) -> web.Response:
     player = await _player(request)
+    await request.app[LIMITER].hit("signup", _client_key(request))
     body: w.AddPassword = decode_body(await _read_body(request), w.AddPassword)
     await request.app[SERVICE].accounts.add_password(player, body.username, body.password)
     return await _account(request, player)

@@ -81,6 +81,25 @@ async def test_a_password_easy_to_guess_is_refused_saying_why_and_changes_nothin
     assert r.status == 200, await r.text()
 
 
+async def test_usernames_tried_from_one_address_are_rate_limited(make_client):
+    client = await make_client(limits=Limits(signup_rate="3/minute"))
+    ada = await new_player(client, "Ada")
+    await sign_up(client, ada, username="ada")
+    bob = await new_player(client, "Bob")
+    for name in ("ada", "adA"):  # each taken: each answer tells it
+        assert (
+            await client.post(
+                "/api/account/password", json={"username": name, "password": PASSWORD}, headers=auth(bob)
+            )
+        ).status == 409
+    r = await client.post(
+        "/api/account/password", json={"username": "bob", "password": PASSWORD}, headers=auth(bob)
+    )
+    assert r.status == 429 and (await r.json())["error"]["limit"] == "signup"
+    account = await (await client.get("/api/account", headers=auth(bob))).json()
+    assert account["username"] is None
+
+
 async def test_a_taken_username_a_computer_name_and_a_short_password_change_nothing(make_client):
     client = await make_client()
     ada, bob = await new_player(client, "Ada"), await new_player(client, "Bob")
