@@ -176,9 +176,7 @@ async def create_match(request: web.Request) -> web.Response:
     meta = created.meta
     invite = None
     if created.invite is not None:
-        invite = w.Invite(
-            created.invite, f"{_base_url(request)}/?match={meta.match_id}&invite={created.invite}"
-        )
+        invite = w.Invite(created.invite, f"{_base_url(request)}/#/join/{meta.match_id}/{created.invite}")
     body_out = present.created(
         meta, player.player_id, ws_url=_ws_url(request), watch_token=created.watch_token, invite=invite
     )

@@ -159,7 +159,7 @@ async def rest_through(base: str) -> None:
             assert r.status == 201, await r.text()
             match = await r.json()
         assert match["ws_url"] == f"ws://{host}/ws"
-        assert match["invite"]["url"].startswith(f"{base}/?match={match['match_id']}&invite=")
+        assert match["invite"]["url"].startswith(f"{base}/#/join/{match['match_id']}/")
         # And the socket nginx passes on is accepted from a browser of this origin.
         async with session.ws_connect(match["ws_url"], headers={"Origin": base}) as ws:
             await ws.send_json({"type": "ping"})

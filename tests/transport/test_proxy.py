@@ -62,7 +62,7 @@ async def test_from_a_trusted_proxy_links_use_the_forwarded_scheme_and_host(make
     assert r.status == 201, await r.text()
     match = await r.json()
     assert match["ws_url"] == "wss://gin.example:8443/ws"
-    assert match["invite"]["url"].startswith(f"https://gin.example:8443/?match={match['match_id']}&invite=")
+    assert match["invite"]["url"].startswith(f"https://gin.example:8443/#/join/{match['match_id']}/")
 
 
 @pytest.mark.parametrize(("trusted", "accepted"), [(("127.0.0.1",), True), ((), False)])

@@ -117,6 +117,23 @@ def test_an_invite_to_a_full_match_says_so_and_offers_a_way_on(site, new_page, c
     expect(page.get_by_role("button", name="Play the computer")).to_be_visible()
 
 
+@pytest.mark.parametrize("form", ["given", "older"])
+def test_the_invite_url_the_server_gives_opens_the_join_page(site, new_page, form):
+    """The server's invite URL keeps the code in the fragment (no access log sees it); a link of
+    the older query form still opens the same page."""
+    ada = rest(site, "POST", "/api/players", {"name": "Ada"})
+    m = rest(site, "POST", "/api/matches", {"opponent": "human", "rules": "house"}, ada["token"])
+    url = m["invite"]["url"]
+    assert url.split("#", 1)[1] == f"/join/{m['match_id']}/{m['invite']['code']}"
+    if form == "older":
+        url = f"{site}/?match={m['match_id']}&invite={m['invite']['code']}"
+    page = new_page(**PHONE)
+    page.goto(url)
+    page.get_by_label("Your name").fill("Bob")
+    page.get_by_role("button", name="Join the match").tap()
+    expect(page.get_by_role("heading", name="Ada")).to_be_visible()
+
+
 def test_a_wrong_invite_code_is_told_in_plain_words(site, new_page, console):
     console.allow("status of 403")
     ada = rest(site, "POST", "/api/players", {"name": "Ada"})

@@ -75,7 +75,8 @@ function markNav(path) {
   }
 }
 
-// The server's invite URLs may take the query form /?match=ID&invite=CODE: turn it into a route.
+// Invite links of the older query form /?match=ID&invite=CODE (the server now gives
+// /#/join/ID/CODE, whose code no access log sees): turn one into a route.
 function adoptQueryLink() {
   const q = new URLSearchParams(location.search);
   const match = q.get("match");
