@@ -9,8 +9,9 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import DESKTOP
-from .table import hand_cards, not_busy, start_vs_computer, status_line
+from .conftest import DESKTOP, PHONE
+from .scripted import knock_chance_view, open_scripted, view
+from .table import hand_cards, not_busy, shot, start_vs_computer, status_line
 
 pytestmark = pytest.mark.browser
 
@@ -51,3 +52,33 @@ def test_a_hand_played_with_the_keyboard_only(server, new_page):
     expect(page.get_by_role("dialog")).to_be_hidden()
     expect(page.locator("#status-line")).not_to_be_empty()
     assert moves >= 2
+
+
+@pytest.mark.parametrize("device", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_table_says_where_its_shortcuts_are_and_lists_them_on_a_question_mark(site, new_page, device):
+    page = new_page(**device)
+    script = open_scripted(page, site, view(), knock_chance_view())
+    note = page.get_by_text("Press ? for keyboard shortcuts")
+    if device is PHONE:
+        expect(note).to_be_hidden()  # a touch screen: nothing to press
+    else:
+        expect(note).to_be_visible()
+    # Each button with a shortcut names it to assistive technology.
+    expect(page.get_by_role("button", name=re.compile("^Stock"))).to_have_attribute("aria-keyshortcuts", "S")
+    expect(page.get_by_role("button", name="Sort by rank")).to_have_attribute("aria-keyshortcuts", "R")
+    stock = page.get_by_role("button", name=re.compile("^Stock"))
+    stock.focus()
+    page.keyboard.press("?")
+    dialog = page.get_by_role("dialog", name="Keyboard shortcuts")
+    expect(dialog).to_be_visible()
+    expect(dialog.locator("dt")).to_have_count(8)
+    expect(dialog).to_contain_text("draw from the stock")
+    shot(page, f"shortcuts-{device['viewport']['width']}")
+    page.keyboard.press("s")  # not a move while the list is open
+    assert script.acts() == []
+    page.get_by_role("button", name="Back to the table").click()
+    expect(dialog).to_have_count(0)
+    expect(stock).to_be_focused()
+    page.keyboard.press("s")
+    expect(page.locator("#hand-hint")).to_contain_text("You can knock")  # the next view came
+    assert script.acts() == [{"kind": "draw", "source": "stock"}]

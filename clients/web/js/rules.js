@@ -1,7 +1,7 @@
 // The rules page, in this client's own words, with tips for playing the computer. The rule
 // presets and the computer's levels are the server's (their labels and descriptions).
 
-import { SHORTCUTS } from "./table/keys.js";
+import { shortcutList } from "./table/keys.js";
 import { loadCatalog } from "./catalog.js";
 import { h, replaceChildren } from "./dom.js";
 
@@ -116,11 +116,7 @@ export function mountRules(root) {
         LI("If the page reloads or the connection drops, the match picks up exactly where it was."),
       ),
       h("h3", { id: "keys" }, "Keyboard shortcuts at the table"),
-      h(
-        "dl",
-        { class: "shortcuts" },
-        SHORTCUTS.map(([keys, what]) => [h("dt", {}, h("kbd", {}, keys)), h("dd", {}, what)]),
-      ),
+      shortcutList(),
       P("Your hand is one stop for the Tab key: Tab reaches it, the arrow keys move between its cards, and Tab again goes on to the buttons."),
 
       h("h2", {}, "Tips for playing the computer"),

@@ -5,6 +5,7 @@
 import { cardFace, cardName, cardShort } from "../cards.js";
 import { announce, h, replaceChildren, toast } from "../dom.js";
 import { startDrag } from "./drag.js";
+import { keyFor } from "./keys.js";
 import { SORT_MODES, orderedHand, setCustomOrder, setSortMode } from "./order.js";
 import { bestDeadwoodAfter, can, deadwoodAfter, discardPhase, knockChances, myTurn } from "./view.js";
 
@@ -106,6 +107,7 @@ export function renderHand(t) {
           "aria-pressed": s.mode === mode ? "true" : "false",
           "aria-label": mode === "best" ? "Sort by melds" : `Sort by ${text.toLowerCase()}`,
           dataset: { focusKey: `sort:${mode}` },
+          "aria-keyshortcuts": keyFor(`sort:${mode}`),
           onclick: () => {
             setSortMode(t, mode);
             t.render();
@@ -204,6 +206,7 @@ export function renderActions(t) {
         disabled: !(canKnock || chances.length) || !!s.pending || t.s.conn !== "open",
         "aria-label": knockLabel,
         dataset: { focusKey: "knock" },
+        "aria-keyshortcuts": keyFor("knock"),
         onclick: () => knockSelected(t),
       },
       knockText,

@@ -103,6 +103,7 @@ export function renderScorebar({ s, el }) {
       "div",
       { class: "match-facts" },
       h("p", { class: "match-meta" }, `Hand ${v.hand_number} \u00b7 ${rules.label || rules.name || "?"} \u00b7 to ${rules.target ?? 100}`),
+      v.seat === null ? null : h("p", { class: "keys-note" }, "Press ", h("kbd", {}, "?"), " for keyboard shortcuts"),
       notes.map((note) => h("p", { class: "hand-note" }, note)),
     ),
   );

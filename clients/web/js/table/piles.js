@@ -3,6 +3,7 @@
 
 import { cardFace, cardName } from "../cards.js";
 import { h, replaceChildren } from "../dom.js";
+import { keyFor } from "./keys.js";
 import { can, discardPhase } from "./view.js";
 
 export function renderPiles(t) {
@@ -30,6 +31,7 @@ export function renderPiles(t) {
       "aria-label": `Stock, ${hand.stock_count ?? 0} cards`,
       disabled: watching || !canStock || !!s.pending,
       dataset: { focusKey: "stock" },
+      "aria-keyshortcuts": keyFor("stock"),
       onclick: () => t.send({ kind: "draw", source: "stock" }),
     },
     h("span", { class: "card back" }),
@@ -44,6 +46,7 @@ export function renderPiles(t) {
       "aria-label": discardLabel,
       disabled: !discardLive || !!s.pending,
       dataset: { focusKey: "discard" },
+      "aria-keyshortcuts": keyFor("discard"),
       onclick: () => {
         if (canDropHere) t.discardSelected();
         else if (canTake) t.send({ kind: "take_upcard" });
@@ -59,7 +62,7 @@ export function renderPiles(t) {
           "div",
           { class: "offer", role: "group", "aria-label": "The upcard offer" },
           h("button", { class: "btn primary", dataset: { focusKey: "take" }, disabled: !!s.pending || !online, onclick: () => t.send({ kind: "take_upcard" }) }, "Take"),
-          h("button", { class: "btn", dataset: { focusKey: "pass" }, disabled: !!s.pending || !online, onclick: () => t.send({ kind: "pass" }) }, "Pass"),
+          h("button", { class: "btn", dataset: { focusKey: "pass" }, "aria-keyshortcuts": keyFor("pass"), disabled: !!s.pending || !online, onclick: () => t.send({ kind: "pass" }) }, "Pass"),
         )
       : null;
   replaceChildren(
