@@ -136,6 +136,10 @@ class Limits:
     "analysis"``); answers from the cache count too."""
     hint_rate: str = "60/minute"
     """Hints per player (``GET /api/matches/{id}/hint``; ``limit: "hint"``)."""
+    analysis_per_address: int = 4
+    """Analyses and hints being worked out at once for one client address (per process); one
+    more is ``429 rate_limited`` with ``limit: "analysis_busy"``: many players from one address
+    cannot take every worker's share."""
     analysis_worlds: int = 16
     """Sampled worlds per decision of an analysis or a hint (the CPU budget: at most that many
     playouts per legal action; Hard plays with 40)."""

@@ -1,22 +1,28 @@
 """REST handlers of explained play: ``GET /api/matches/{id}/analysis`` and
 ``GET /api/matches/{id}/hint``, and their wording (a reason code in a few words, the
 luck-versus-skill line). Each is rate limited per player (``Limits.analysis_rate``,
-``Limits.hint_rate``) on top of the requests limit. No game logic here.
+``Limits.hint_rate``) on top of the requests limit, and at most
+``Limits.analysis_per_address`` are worked out at once for one client address (the workers'
+share a crowd of throwaway players from one place can take). No game logic here.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from aiohttp import web
 
 from server.bots import analysis as explain
 from server.rules import Phase
 from server.service.analysis import AnalysisResult, HintResult
+from server.service.errors import RateLimited
 from server.wire import analysis as wa
 from server.wire import convert
 
 from .app import json_response
-from .keys import LIMITER, SERVICE
-from .rest import _match_id, _player
+from .keys import ANALYSING, LIMITER, SERVICE, SETTINGS
+from .rest import _client_key, _match_id, _player
 
 routes = web.RouteTableDef()
 
@@ -107,12 +113,30 @@ def hint(result: HintResult) -> wa.Hint:
     )
 
 
+@contextmanager
+def _one_of_few(request: web.Request) -> Iterator[None]:
+    """Count this request among its client address's analyses and hints under way."""
+    busy, key = request.app[ANALYSING], _client_key(request)
+    if busy.get(key, 0) >= request.app[SETTINGS].limits.analysis_per_address:
+        raise RateLimited(
+            "too many analyses and hints under way from this address", limit="analysis_busy", reset_in=1.0
+        )
+    busy[key] = busy.get(key, 0) + 1
+    try:
+        yield
+    finally:
+        busy[key] -= 1
+        if not busy[key]:
+            del busy[key]
+
+
 @routes.get("/api/matches/{match_id}/analysis")
 async def match_analysis(request: web.Request) -> web.Response:
     player = await _player(request)
     match_id = _match_id(request)
     await request.app[LIMITER].hit("analysis", player.player_id)
-    return json_response(analysis(await request.app[SERVICE].analysis(player, match_id)))
+    with _one_of_few(request):
+        return json_response(analysis(await request.app[SERVICE].analysis(player, match_id)))
 
 
 @routes.get("/api/matches/{match_id}/hint")
@@ -120,8 +144,10 @@ async def match_hint(request: web.Request) -> web.Response:
     player = await _player(request)
     match_id = _match_id(request)
     await request.app[LIMITER].hit("hint", player.player_id)
-    return json_response(hint(await request.app[SERVICE].hint(player, match_id)))
+    with _one_of_few(request):
+        return json_response(hint(await request.app[SERVICE].hint(player, match_id)))
 
 
 def setup(app: web.Application) -> None:
+    app[ANALYSING] = {}
     app.router.add_routes(routes)

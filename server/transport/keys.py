@@ -23,3 +23,5 @@ HEARTBEAT = web.AppKey("heartbeat", Heartbeat)
 BROADCASTER = web.AppKey("broadcaster", Broadcaster)
 PAGE = web.AppKey("page", PageCache)
 COMMITS = web.AppKey("commits", GroupCommitStore)
+ANALYSING = web.AppKey("analysing", dict[str, int])
+"""Analyses and hints being worked out now, per client address (server/transport/analysis_rest.py)."""

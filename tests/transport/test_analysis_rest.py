@@ -106,3 +106,46 @@ async def test_a_hint_on_your_turn_against_the_computer_only(make_client, monkey
         )
     error = await error_of(await client.get(url, headers=auth(ada)), 429, "rate_limited")
     assert error["limit"] == "hint"
+
+
+async def test_one_address_has_only_a_few_analyses_and_hints_under_way(make_client, monkeypatch):
+    """Many players from one address cannot take every worker: past ``analysis_per_address``
+    under way at once, the next is refused until one is answered."""
+    import asyncio
+    import threading
+
+    import server.service.analysis as analysis
+    from server.transport.keys import ANALYSING
+
+    release = threading.Event()
+    compute = analysis.compute_hint
+
+    def held(view, worlds):
+        release.wait(10)
+        return compute(view, worlds)
+
+    monkeypatch.setattr(analysis, "compute_hint", held)
+    client = await make_client(bot_workers=0, limits=dataclasses.replace(LIMITS, analysis_per_address=2))
+    urls, tokens = [], []
+    for name in ("Ada", "Bob", "Cy"):
+        player = await new_player(client, name)
+        m = await new_match(client, player, difficulty="easy")
+        sock = await Socket.connect(client)
+        state = await sock.hello(m["match_id"], player["token"])
+        while not state["view"]["hand"]["legal_actions"]:
+            state = await sock.recv_until("state")
+        urls.append(f"/api/matches/{m['match_id']}/hint")
+        tokens.append(player)
+    asked = [asyncio.ensure_future(client.get(urls[i], headers=auth(tokens[i]))) for i in range(2)]
+    busy = client.app[ANALYSING]
+    for _ in range(200):
+        if sum(busy.values()) == 2:
+            break
+        await asyncio.sleep(0.01)
+    assert sum(busy.values()) == 2
+    error = await error_of(await client.get(urls[2], headers=auth(tokens[2])), 429, "rate_limited")
+    assert error["limit"] == "analysis_busy" and error["reset_in"] > 0
+    release.set()
+    assert [r.status for r in await asyncio.gather(*asked)] == [200, 200]
+    assert busy == {}
+    assert (await client.get(urls[2], headers=auth(tokens[2]))).status == 200
