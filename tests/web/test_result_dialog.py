@@ -111,3 +111,14 @@ def test_the_resign_question_is_one_box_with_both_answers_side_by_side_on_a_phon
     page.screenshot(path=str(SHOTS / "resign-confirm-390.png"))
     no.tap()
     expect(page.get_by_role("button", name="Resign\u2026")).to_be_visible()
+
+
+def test_no_card_is_still_moving_behind_the_result_dialog(site, new_page):
+    page = new_page(**DESKTOP)
+    script = open_scripted(page, site, view())
+    expect(page.locator("#status-line")).to_contain_text("Your turn")
+    # The hand ends (the opponent knocked): the next hand is dealt under the dialog.
+    script.push(view(hand_number=2, scores=[0, 16], last_result=knock_result(winner=1, knocker=1, points=16)))
+    expect(page.get_by_role("dialog").get_by_role("heading", name="Hand 1 is over")).to_be_visible()
+    running = page.evaluate("document.getAnimations().filter((a) => a.playState === 'running').length")
+    assert running == 0

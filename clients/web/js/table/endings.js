@@ -4,6 +4,7 @@
 
 import { mistakeNote } from "../analysis.js";
 import { h, replaceChildren } from "../dom.js";
+import { settleMotion } from "./motion.js";
 import { resultBlock, resultSummary, scoreboard } from "../results.js";
 import { store } from "../store.js";
 import { who } from "../words.js";
@@ -51,6 +52,7 @@ export function showResult(t, result, number) {
     h("div", { class: "button-row" }, close),
   );
   t.resultShown = number;
+  settleMotion(t);
   if (!el.dialog.open) el.dialog.showModal();
   // From its top, heading first: focusing the button scrolled a phone's dialog to its middle,
   // hiding the heading (the button stays in sight, stuck to the dialog's foot: results.css).

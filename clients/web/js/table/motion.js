@@ -36,10 +36,16 @@ function slide(target, from, { delay = 0, fade = false } = {}) {
   target.animate([first, { transform: "translate(0, 0)", opacity: 1 }], { duration: DURATION, easing: EASING, delay, fill: "backwards" });
 }
 
+/** End every move under way at once (a dialog opens over the table: a card still flying would
+ * show through its backdrop). */
+export function settleMotion(t) {
+  for (const a of t.el.table.getAnimations({ subtree: true })) a.finish();
+}
+
 /** After a redraw for a new state (`prev` to `view`), move the cards that moved. */
 export function animateChanges(t, before, prev, view) {
   const { el } = t;
-  if (!prev || !view || before.version === view.version || !motionAllowed()) return;
+  if (!prev || !view || before.version === view.version || !motionAllowed() || el.dialog.open) return;
   const hand = view.hand || {};
   const history = hand.history || [];
   if (prev.hand_number !== view.hand_number) {
