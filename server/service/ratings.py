@@ -11,10 +11,10 @@ are never rated; the computer levels' published ratings are in ``seeds/ratings.j
 
 A rating is **provisional** until it has :data:`LEADERBOARD_MIN_GAMES` rated matches and a
 deviation of at most :data:`ESTABLISHED_DEVIATION`; only established ratings are on the
-leaderboard. Beating the same new player over and over cannot get anyone there: a new
-opponent's deviation (350) says little, so the winner's deviation stays high (30 wins over fresh
-players leave it at 136); it falls to 110 after about 15 matches among players who play
-each other (docs/protocol.md).
+leaderboard. Beating throwaway players cannot get anyone there: a new opponent's deviation
+(350) says little, so the winner's deviation stays high (30 wins over fresh players leave it at
+136); it falls to 110 after about 15 matches among players who play each other
+(docs/protocol.md).
 """
 
 from __future__ import annotations
