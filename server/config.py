@@ -41,6 +41,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from redis.connection import parse_url
+
 from server.service.ladder import REFERENCES
 from server.service.ratings import ESTABLISHED_DEVIATION
 from server.storage.batch_sql import MAX_BATCH
@@ -79,6 +81,16 @@ def cpu_quota(cgroup: Path) -> float | None:
     except ValueError:  # "max"
         return None
     return q / p if q > 0 and p > 0 else None
+
+
+def _redis_url(url: str) -> None:
+    """Refuse a rate limit storage that is not a ``redis://`` or ``rediss://`` URL redis-py reads."""
+    if not url.startswith(("redis://", "rediss://")):
+        raise ValueError("GINRUMMY_RATE_LIMIT_STORAGE is a redis:// or rediss:// URL")
+    try:
+        parse_url(url)  # type: ignore[no-untyped-call]  # (redis-py leaves it unannotated)
+    except ValueError as e:
+        raise ValueError(f"GINRUMMY_RATE_LIMIT_STORAGE is not a Redis URL redis-py can read: {e}") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,8 +343,8 @@ class Settings:
             raise ValueError("the collector's thresholds must be positive")
         if self.gc_young_messages < 0:
             raise ValueError("GINRUMMY_GC_YOUNG_MESSAGES cannot be negative (0: off)")
-        if self.rate_limit_storage and not self.rate_limit_storage.startswith(("redis://", "rediss://")):
-            raise ValueError("GINRUMMY_RATE_LIMIT_STORAGE is a redis:// or rediss:// URL")
+        if self.rate_limit_storage:
+            _redis_url(self.rate_limit_storage)
         if not 30 <= self.leaderboard_deviation <= 350:
             raise ValueError("GINRUMMY_LEADERBOARD_DEVIATION is 30 to 350 (a new player's deviation)")
         if not 0 <= self.ladder_cpu <= 64:

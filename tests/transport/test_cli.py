@@ -135,6 +135,7 @@ def test_a_cpu_quota_is_read_from_either_cgroup_version(tmp_path, files, quota):
         {"GINRUMMY_MALLOC_ARENAS": "65"},
         {"GINRUMMY_LEADERBOARD_DEVIATION": "20"},
         {"GINRUMMY_RATE_LIMIT_STORAGE": "memcached://127.0.0.1:11211"},
+        {"GINRUMMY_RATE_LIMIT_STORAGE": "redis://127.0.0.1:notaport/0"},
         {"GINRUMMY_LEADERBOARD_DEVIATION": "351"},
     ],
 )
