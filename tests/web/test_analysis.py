@@ -68,6 +68,7 @@ def test_hints_the_biggest_mistake_and_the_analysis_in_the_replay(server, new_pa
     )
     phone.goto(f"{server}/#/analysis/{match_id}")
     expect(phone.get_by_role("heading", name="Hand 1")).to_be_visible()
+    expect(phone.get_by_text("the losses add up to more than a hand's result", exact=False)).to_be_visible()
     too_wide = phone.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert too_wide <= 0, too_wide
     shot(phone, "analysis-page-phone")

@@ -158,7 +158,11 @@ export function mountAnalysis(root, { matchId }) {
       replaceChildren(
         body,
         summaryLine(a),
-        h("p", { class: "muted" }, "Values are expected points of the hand for you, as Hard reckons them from what you could see at the time."),
+        h(
+          "p",
+          { class: "muted" },
+          "Values are expected points of the hand for you, as Hard reckons them from what you could see at the time. Each loss supposes simple play by both of you afterwards, so the losses add up to more than a hand's result: read them as where the points went, the biggest first.",
+        ),
         a.hands.map((hand) => {
           const byStep = new Map(hand.decisions.map((d) => [d.step, d]));
           const rest = hand.decisions.filter((d) => !hand.mistakes.includes(d.step) && d.loss > 0);
