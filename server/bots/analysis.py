@@ -18,6 +18,8 @@ does; the box bonus counted where the rules have one), and names the one Hard wo
   inflate its value (the largest of noisy estimates); so the *values* are that evaluation again
   with no blend, on samples drawn from a second seed: the playouts' means, in points. The draw
   rule is that style's too.
+- Every value (draws' too) is played out on guesses as strong as real hands: half the
+  improving draws Hard's own guesses replay (:data:`VALUES_IMPROVE`).
 
 Values are rounded to 0.01, a loss and a start value to 0.1. A decision's **loss** is what Hard's
 choice is worth less what the played action is worth (never below 0): the points the player
@@ -68,6 +70,11 @@ WORLDS = 16
 """Sampled worlds per decision by default (Hard plays with 40)."""
 MISTAKE = 2.0
 """A decision that loses at least this many expected points is a mistake."""
+VALUES_IMPROVE = 50
+"""The values' guesses at the opponent's hand replay half the draws Hard's own do (its
+``improve``): Hard's guesses held 5-6 points less deadwood than the true hand mid-hand, which
+made every knock look riskier than it was; at half, the guesses' mean deadwood matched the
+true hand's against Easy, Normal and Hard (docs/protocol.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,11 +205,18 @@ def match_scores(match: MatchState) -> list[tuple[int, int]]:
 # --- evaluating one decision --------------------------------------------------------------------
 
 
-def _bot(worlds: int, blend: int, salt: str, view: SeatView) -> HardBot:
+def _bot(worlds: int, blend: int, salt: str, view: SeatView, improve: int = 100) -> HardBot:
     # The discard style that simulates each discard (the default before issue 17's fourth
     # round), with its knock valued as it was.
     bot = HardBot(
-        "analysis", worlds=worlds, discard_style=0, knock_bias=0, strength_weight=100, blend=blend, opp_mix=2
+        "analysis",
+        worlds=worlds,
+        discard_style=0,
+        knock_bias=0,
+        strength_weight=100,
+        blend=blend,
+        opp_mix=2,
+        improve=improve,
     )
     bot.rng.seed(f"{salt}:{view_key(view)}")
     return bot
@@ -211,13 +225,14 @@ def _bot(worlds: int, blend: int, salt: str, view: SeatView) -> HardBot:
 def evaluate(view: SeatView, played: Action, *, worlds: int = WORLDS, step: int = 0) -> Decision:
     """Hard's evaluation of the decision in ``view`` (the seat to act), and ``played`` against it."""
     chooser = _bot(worlds, 100, "analysis", view)
+    valuer = _bot(worlds, 0, "analysis-values", view, improve=VALUES_IMPROVE)
     best: Action
     if view.phase is Phase.DISCARD:
         best = chooser.knock_at_once(view) or chooser.pick(*chooser.discard_values(view, every=True))
-        values = _discard_points(_bot(worlds, 0, "analysis-values", view), view)
+        values = _discard_points(valuer, view)
         reason = _discard_reason(view, best)
     else:
-        values, best, reason = _draw(chooser, view)
+        values, best, reason = _draw(chooser, valuer, view)
     # Hard's choice first (a draw's is Hard's rule, which the noisy playouts may rank lower),
     # then the most valuable.
     choices = tuple(
@@ -259,7 +274,8 @@ def _discard_reason(view: SeatView, best: Action) -> str:
     return "keeps_chances"
 
 
-def _draw(bot: HardBot, view: SeatView) -> tuple[dict[Action, float], Action, str]:
+def _draw(bot: HardBot, valuer: HardBot, view: SeatView) -> tuple[dict[Action, float], Action, str]:
+    """Hard's draw (``bot``'s rule) and each option's value, played out on ``valuer``'s worlds."""
     me = view.seat
     assert me is not None
     upcard = view.phase is Phase.UPCARD
@@ -275,8 +291,8 @@ def _draw(bot: HardBot, view: SeatView) -> tuple[dict[Action, float], Action, st
         take = Draw(Source.DISCARD) in options and bot.take_discard(view)
         best = Draw(Source.DISCARD) if take else Draw(Source.STOCK)
     k = Knowledge.from_view(view)
-    worlds = bot.sample_worlds(view, k, bot.worlds)
-    worth = bot.worth(view)
+    worlds = valuer.sample_worlds(view, k, valuer.worlds)
+    worth = valuer.worth(view)
     memo = Memo()
     limit = view.knock_limit
     settings = PlayoutSettings(view.rules, limit, view.multiplier, starter=view.starter)

@@ -27,7 +27,10 @@ How it decides:
   knocked, and did not, holds a gin-holder, and in the other worlds it still knocks at its
   first chance (as Normal or the simple bot would); 1: every other world a gin-holder.
   ``clue_turns``: the sampler's "it would have knocked if it could" holds only over the
-  opponent's first that many discards.
+  opponent's first that many discards. ``improve`` (percent, 100): the share of the opponent's
+  thrown-away cards the sampler replays as draws that improve its guessed hand (all of them
+  make a guess 5-6 points of deadwood stronger than the true hand mid-hand: a pessimism Hard
+  plays well with; explained play values with 50, which matched the true hands).
 - ``match_bonus`` (``house`` only, where just the match counts): points past the target are
   worth nothing, and reaching it is worth that many points more, for either seat; the view's
   ``scores`` say how far each seat is from the target.
@@ -135,6 +138,7 @@ class HardBot(Bot):
         late_knock: int = 0,
         draw_search: int = 0,
         draw_margin: int = 1,
+        improve: int = 100,
     ) -> None:
         super().__init__(seed)
         if worlds < 1 or candidates < 1:
@@ -148,6 +152,7 @@ class HardBot(Bot):
         self.knock_bias = knock_bias
         self.keep = keep
         self.clue_turns = clue_turns
+        self.improve = improve / 100
         self.opp_gin_after = opp_gin_after
         self.match_bonus = match_bonus
         self.opp_mix = opp_mix
@@ -178,7 +183,10 @@ class HardBot(Bot):
         """``worlds`` guesses at the hidden cards: (opponent's hand, stock top first)."""
         weights = k.weights()
         turns = None if self.clue_turns >= 99 else self.clue_turns
-        return [k.sample(self.rng, weights, view.knock_limit, knock_turns=turns) for _ in range(worlds)]
+        return [
+            k.sample(self.rng, weights, view.knock_limit, knock_turns=turns, improve=self.improve)
+            for _ in range(worlds)
+        ]
 
     # --- draw ---------------------------------------------------------------------------------
 

@@ -211,6 +211,7 @@ class Knowledge:
         tries: int = 4,
         knock_turns: int | None = None,
         thrower: Callable[[int, int], int] = thrown_card,
+        improve: float = 1.0,
     ) -> tuple[int, list[int]]:
         """One guess at the hidden cards: (opponent's hand mask, stock order top first).
 
@@ -230,7 +231,8 @@ class Knowledge:
           ``knock_limit`` is the hand's own; ``knock_turns``: only while it has discarded at most
           that many times, for an opponent who holds out for gin after its first turns).
           ``thrower(hand, keep)``: the card a replayed draw throws (by default the least
-          deadwood left, as a simple player would).
+          deadwood left, as a simple player would). ``improve``: the share of those extra draws
+          made (1: one per card thrown away; less makes a weaker, more likely opponent).
         """
         k = self.opp_unknown_count
         keep = list(dict.fromkeys([c for c in self.opp_taken if self.opp_known >> c & 1]))
@@ -254,7 +256,7 @@ class Knowledge:
                     pool_mask &= ~m
                     need -= m.bit_count()
             cards = [c for c in weights if pool_mask >> c & 1]
-            extra = min(self.opp_passed_over, MAX_PASSED_OVER, len(cards) - need)
+            extra = min(round(self.opp_passed_over * improve), MAX_PASSED_OVER, len(cards) - need)
             keyed = sorted(cards, key=lambda c: rng.random() ** (1.0 / weights[c]), reverse=True)
             for c in keyed[:need]:
                 hand |= 1 << c

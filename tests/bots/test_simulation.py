@@ -89,6 +89,22 @@ def test_sampled_opponent_hands_make_melds_of_the_cards_it_picked_up() -> None:
     assert melded >= 50
 
 
+def test_a_guess_replays_fewer_draws_with_less_improve_and_is_weaker_for_it() -> None:
+    """``improve`` is the share of the opponent's thrown cards replayed as draws: none leaves
+    a plain weighted guess, all (Hard's own) the strongest; the analysis's values use half."""
+    state = scenarios.undercut_risk()
+    k = Knowledge.from_view(state.view(1))
+    assert k.opp_passed_over >= 2
+    weights = k.weights()
+
+    def mean_deadwood(improve: float) -> float:
+        rng = random.Random(3)
+        return sum(min_deadwood(k.sample(rng, weights, 10, improve=improve)[0]) for _ in range(200)) / 200
+
+    none, half, all_ = mean_deadwood(0.0), mean_deadwood(0.5), mean_deadwood(1.0)
+    assert none > half > all_
+
+
 def test_meld_partners_lists_sets_and_runs_around_a_card() -> None:
     seven = Card.parse("7h").index
     pool = to_mask(parse_cards("7c 7d 6h 8h 9h"))
