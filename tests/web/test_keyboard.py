@@ -82,3 +82,9 @@ def test_the_table_says_where_its_shortcuts_are_and_lists_them_on_a_question_mar
     page.keyboard.press("s")
     expect(page.locator("#hand-hint")).to_contain_text("You can knock")  # the next view came
     assert script.acts() == [{"kind": "draw", "source": "stock"}]
+    # Open, then leave the table (the browser's Back): the list does not stay over the next page.
+    page.keyboard.press("?")
+    expect(dialog).to_be_visible()
+    page.evaluate("location.hash = '#/rules'")
+    expect(page.get_by_role("heading", name="How to play", exact=False).first).to_be_visible()
+    expect(page.locator("dialog.shortcuts-dialog")).to_have_count(0)

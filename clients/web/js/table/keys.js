@@ -96,5 +96,8 @@ export function installKeys(t) {
     button.click();
   };
   document.addEventListener("keydown", onKey);
-  return () => document.removeEventListener("keydown", onKey);
+  return () => {
+    document.removeEventListener("keydown", onKey);
+    document.querySelector("dialog.shortcuts-dialog")?.close(); // leaving the table: not over the next page
+  };
 }
