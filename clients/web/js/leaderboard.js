@@ -13,6 +13,13 @@ export function mountLeaderboard(root) {
   const prev = h("button", { class: "btn", type: "button", disabled: true }, "Previous");
   const next = h("button", { class: "btn", type: "button", disabled: true }, "Next");
   const levels = h("p", { class: "note levels" });
+  const table = h(
+    "table",
+    { class: "board" },
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, "Player"), h("th", { scope: "col", class: "num" }, "Rating"), h("th", { scope: "col", class: "num" }, "Games"))),
+    body,
+  );
+  const pager = h("div", { class: "pager" }, prev, next);
   let offset = 0;
 
   async function load() {
@@ -29,6 +36,8 @@ export function mountLeaderboard(root) {
     status.textContent = board.total
       ? `${board.total} ${board.total === 1 ? "player" : "players"} with an established rating: ${rule}.`
       : `Nobody has an established rating yet: it takes ${rule} (about 15 matches against players who play each other).`;
+    // An empty board is the sentence alone, not a header over nothing.
+    table.hidden = pager.hidden = !board.total;
     replaceChildren(
       body,
       board.players.map((p) =>
@@ -61,13 +70,8 @@ export function mountLeaderboard(root) {
       { class: "leaderboard panel" },
       h("h1", { tabindex: "-1" }, "Leaderboard"),
       status,
-      h(
-        "table",
-        { class: "board" },
-        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, "Player"), h("th", { scope: "col", class: "num" }, "Rating"), h("th", { scope: "col", class: "num" }, "Games"))),
-        body,
-      ),
-      h("div", { class: "pager" }, prev, next),
+      table,
+      pager,
       levels,
     ),
   );
