@@ -125,6 +125,7 @@ async def challenges(request: web.Request) -> web.Response:
             rating=None if c.rating is None else round(c.rating.rating, 1),
             deviation=None if c.rating is None else round(c.rating.deviation, 1),
             created_at=present.iso(c.meta.created_at),
+            provisional=c.rating is None or request.app[SERVICE].ratings.provisional(c.rating),
         )
         for c in found
     ]

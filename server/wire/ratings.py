@@ -104,6 +104,9 @@ class OpenChallenge(_Wire):
     rating: Annotated[float | None, Meta(description="The creator's rating; null if not rated yet")]
     deviation: float | None
     created_at: Timestamp
+    provisional: Annotated[
+        bool, Meta(description="The creator's rating is not established yet (or there is none)")
+    ]
 
 
 class ChallengeList(_Wire):

@@ -36,7 +36,7 @@ async def test_a_public_rated_challenge_from_creation_to_ratings(make_client):
         True,
         "house",
     )
-    assert c.rating is None  # not rated yet
+    assert c.rating is None and c.provisional  # not rated yet
     assert (await get(client, "/api/lobby", w.Lobby)) == w.Lobby(waiting=1, playing=0)
 
     r = await client.post(f"/api/challenges/{created['match_id']}/accept", headers=auth(bob))
@@ -97,6 +97,10 @@ async def test_the_leaderboard_lists_players_with_enough_games_ranked_and_paged(
     assert board.players[0].rating > 1700 > 1300 > second.players[0].rating
     history = await get(client, f"/api/players/{ada['player_id']}/rating/history?limit=2", w.RatingHistory)
     assert history.total == 5 and [p.games for p in history.history] == [5, 4]
+    # Established (5 matches, deviation under this server's 350): her challenge says so.
+    await new_match(client, ada, opponent="human", rated=True, public=True)
+    (challenge,) = (await get(client, "/api/challenges", w.ChallengeList)).challenges
+    assert challenge.rating is not None and not challenge.provisional
 
 
 async def test_the_computer_levels_have_published_ratings(make_client):

@@ -142,3 +142,11 @@ def test_a_provisional_rating_is_marked_and_kept_off_the_leaderboard(server, new
         expect(note).to_contain_text("Provisional")
         expect(note).to_contain_text("Not on the leaderboard until the rating is established")
         shot(page, f"ratings-player-provisional-{name}")
+
+    # Her challenge in the lobby says her rating is provisional.
+    rest(server, "POST", "/api/matches", ada["token"], {"opponent": "human", "rated": True, "public": True})
+    page = new_page(**PHONE)
+    page.goto(server + "/#/lobby")
+    challenge = page.get_by_role("listitem").filter(has_text="Ada")
+    expect(challenge).to_contain_text(re.compile(r"\d{4} ± \d+, provisional"))
+    shot(page, "ratings-lobby-provisional-phone")

@@ -116,6 +116,8 @@ class OpenChallenge:
     rating: float | None
     deviation: float | None
     created_at: str
+    provisional: bool = True
+    """The creator's rating is not established yet (or there is none)."""
 
     @staticmethod
     def from_wire(d: Mapping[str, Any]) -> OpenChallenge:
@@ -129,6 +131,7 @@ class OpenChallenge:
             None if rating is None else float(rating),
             None if deviation is None else float(deviation),
             str(d.get("created_at", "")),
+            bool(d.get("provisional", True)),
         )
 
 

@@ -88,7 +88,7 @@ export function mountLobby(root) {
         return h(
           "li",
           { class: "panel challenge" },
-          h("div", { class: "challenge-who" }, h("a", { href: `#/player/${encodeURIComponent(c.creator_id)}` }, c.creator), h("span", { class: "muted" }, ` ${ratingText(c.rating, c.deviation)}`)),
+          h("div", { class: "challenge-who" }, h("a", { href: `#/player/${encodeURIComponent(c.creator_id)}` }, c.creator), h("span", { class: "muted" }, ` ${ratingText(c.rating, c.deviation)}${c.rating !== null && c.provisional ? ", provisional" : ""}`)),
           h("div", { class: "challenge-what" }, h("span", { class: c.rated ? "tag rated" : "tag" }, c.rated ? "Rated" : "Casual"), ` ${rulesLabel(c.rules)} `, h("span", { class: "muted" }, `\u00b7 ${formatDate(c.created_at)}`)),
           c.creator_id === me ? h("span", { class: "muted" }, "Your challenge") : button,
         );
