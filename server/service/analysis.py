@@ -10,7 +10,7 @@ computer (the evaluation itself is :mod:`server.bots.analysis`, pure).
   playouts per legal action). The transport rate-limits the requests per player.
 - **Cache.** A hand's analysis is a function of (match, seat, hand, budget): the last
   ``cache_size`` hands are kept in memory, least recently used dropped first, so a match in
-  play computes only the hand just finished; so are the last ``cache_size`` hints, by (match,
+  play computes only the hand just finished; so are the last ``cache_size`` hints used, by (match,
   version, seat). Nothing is stored.
 - **A crowd asking** cannot hold the computer up: the jobs go through
   :meth:`.thinking.ThinkingPool.background` (one per worker at once; past a limit, refused as
@@ -35,6 +35,7 @@ from .queries import Queries, seat_of
 from .thinking import ThinkingPool
 
 T = TypeVar("T")
+K = TypeVar("K")
 
 CACHE_SIZE = 4096
 """Analysed hands kept in memory (a few kilobytes each)."""
@@ -94,6 +95,18 @@ class Analyses:
             return await pool.background(fn, *args)
         return await asyncio.to_thread(fn, *args)
 
+    async def _kept(self, kept: OrderedDict[K, T], key: K, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` from ``kept`` (an answer for ``key`` is kept there), else worked out and
+        kept; the last ``cache_size`` used are kept, the least recently used dropped first."""
+        found = kept.get(key)
+        if found is None:
+            found = await self._run(fn, *args)
+            kept[key] = found
+            while len(kept) > self.cache_size:
+                kept.popitem(last=False)
+        kept.move_to_end(key)
+        return found
+
     async def analysis(self, player: PlayerRecord, match_id: str) -> AnalysisResult:
         meta = await self.queries.read_meta(match_id)
         seat = seat_of(meta, player)
@@ -109,13 +122,9 @@ class Analyses:
         # a match in play computes only the hand that has just finished.
         for i, (log, result) in enumerate(zip(state.log, state.results, strict=False)):
             key = (match_id, seat, log.number, self.worlds)
-            found = self._done.get(key)
-            if found is None:
-                found = await self._run(compute_hand, meta.rules, log, seat, scores[i], self.worlds)
-                self._done[key] = found
-                while len(self._done) > self.cache_size:
-                    self._done.popitem(last=False)
-            self._done.move_to_end(key)
+            found = await self._kept(
+                self._done, key, compute_hand, meta.rules, log, seat, scores[i], self.worlds
+            )
             hands.append(found)
             if result.winner is not None:
                 points += result.points if result.winner == seat else -result.points
@@ -140,13 +149,9 @@ class Analyses:
             if state.hand.to_act != seat:
                 raise NotYourTurn("a hint is for your turn")
             view = state.hand.view(seat)
-        key = (match_id, meta.version, seat)
-        decision = self._hints.get(key)
-        if decision is None:
-            decision = await self._run(compute_hint, view, self.hint_worlds)
-            self._hints[key] = decision
-            while len(self._hints) > self.cache_size:
-                self._hints.popitem(last=False)
+        decision = await self._kept(
+            self._hints, (match_id, meta.version, seat), compute_hint, view, self.hint_worlds
+        )
         return HintResult(meta, decision)
 
     def __len__(self) -> int:
