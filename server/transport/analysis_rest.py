@@ -8,6 +8,7 @@ share a crowd of throwaway players from one place can take). No game logic here.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -23,6 +24,7 @@ from server.wire import convert
 from .app import json_response
 from .keys import ANALYSING, LIMITER, SERVICE, SETTINGS
 from .rest import _client_key, _match_id, _player
+from .ws import SocketCounts
 
 routes = web.RouteTableDef()
 
@@ -117,17 +119,15 @@ def hint(result: HintResult) -> wa.Hint:
 def _one_of_few(request: web.Request) -> Iterator[None]:
     """Count this request among its client address's analyses and hints under way."""
     busy, key = request.app[ANALYSING], _client_key(request)
-    if busy.get(key, 0) >= request.app[SETTINGS].limits.analysis_per_address:
+    if busy[key] >= request.app[SETTINGS].limits.analysis_per_address:
         raise RateLimited(
             "too many analyses and hints under way from this address", limit="analysis_busy", reset_in=1.0
         )
-    busy[key] = busy.get(key, 0) + 1
+    busy[key] += 1
     try:
         yield
     finally:
-        busy[key] -= 1
-        if not busy[key]:
-            del busy[key]
+        SocketCounts.drop(busy, key)
 
 
 @routes.get("/api/matches/{match_id}/analysis")
@@ -149,5 +149,5 @@ async def match_hint(request: web.Request) -> web.Response:
 
 
 def setup(app: web.Application) -> None:
-    app[ANALYSING] = {}
+    app[ANALYSING] = Counter()
     app.router.add_routes(routes)

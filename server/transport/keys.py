@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -23,5 +25,5 @@ HEARTBEAT = web.AppKey("heartbeat", Heartbeat)
 BROADCASTER = web.AppKey("broadcaster", Broadcaster)
 PAGE = web.AppKey("page", PageCache)
 COMMITS = web.AppKey("commits", GroupCommitStore)
-ANALYSING = web.AppKey("analysing", dict[str, int])
+ANALYSING = web.AppKey("analysing", Counter[str])
 """Analyses and hints being worked out now, per client address (server/transport/analysis_rest.py)."""
