@@ -20,6 +20,8 @@ does; the box bonus counted where the rules have one), and names the one Hard wo
   rule is that style's too.
 - Every value (draws' too) is played out on guesses as strong as real hands: half the
   improving draws Hard's own guesses replay (:data:`VALUES_IMPROVE`).
+- Where the played action is not Hard's choice, those two are valued again on :data:`RECHECK`
+  times the worlds, so that a loss (and a mistake) is less often the worlds' luck.
 
 Values are rounded to 0.01, a loss and a start value to 0.1. A decision's **loss** is what Hard's
 choice is worth less what the played action is worth (never below 0): the points the player
@@ -32,7 +34,8 @@ to the decision, and the samples are drawn from a generator seeded from that vie
 (:func:`.base.view_key`): two deals that differ only in cards the seat could not see give the
 same analysis, value for value (a test checks it). The CPU is bounded by ``worlds``: at most
 ``worlds`` playouts per legal action of a decision (11 discards, 2 draw options), twice
-for a discard (the choice, then the values).
+for a discard (the choice, then the values), and ``RECHECK * worlds`` for the two actions of a
+decision unlike Hard's.
 
 Pure: no I/O, no clock, no global random; it never receives a hand's hidden cards except to
 replay the actions, and never reads them.
@@ -70,6 +73,10 @@ WORLDS = 16
 """Sampled worlds per decision by default (Hard plays with 40)."""
 MISTAKE = 2.0
 """A decision that loses at least this many expected points is a mistake."""
+RECHECK = 4
+"""A decision that differs from Hard's choice has both actions valued again on this many times
+the worlds: at 16 worlds a third of the decisions flagged as mistakes were not mistakes when
+valued on 256 (docs/protocol.md)."""
 VALUES_IMPROVE = 50
 """The values' guesses at the opponent's hand replay half the draws Hard's own do (its
 ``improve``): Hard's guesses held 5-6 points less deadwood than the true hand mid-hand, which
@@ -222,17 +229,22 @@ def _bot(worlds: int, blend: int, salt: str, view: SeatView, improve: int = 100)
     return bot
 
 
-def evaluate(view: SeatView, played: Action, *, worlds: int = WORLDS, step: int = 0) -> Decision:
-    """Hard's evaluation of the decision in ``view`` (the seat to act), and ``played`` against it."""
+def evaluate(
+    view: SeatView, played: Action, *, worlds: int = WORLDS, step: int = 0, recheck: bool = True
+) -> Decision:
+    """Hard's evaluation of the decision in ``view`` (the seat to act), and ``played`` against it.
+    ``recheck``: when ``played`` is not Hard's choice, value both again on :data:`RECHECK` times
+    the worlds (a hint, which plays nothing, need not)."""
     chooser = _bot(worlds, 100, "analysis", view)
-    valuer = _bot(worlds, 0, "analysis-values", view, improve=VALUES_IMPROVE)
     best: Action
     if view.phase is Phase.DISCARD:
         best = chooser.knock_at_once(view) or chooser.pick(*chooser.discard_values(view, every=True))
-        values = _discard_points(valuer, view)
         reason = _discard_reason(view, best)
     else:
-        values, best, reason = _draw(chooser, valuer, view)
+        best, reason = _draw_choice(chooser, view)
+    values = action_values(view, worlds)
+    if recheck and played != best and played in values:
+        values |= action_values(view, worlds * RECHECK, (best, played))
     # Hard's choice first (a draw's is Hard's rule, which the noisy playouts may rank lower),
     # then the most valuable.
     choices = tuple(
@@ -245,11 +257,33 @@ def evaluate(view: SeatView, played: Action, *, worlds: int = WORLDS, step: int 
     return Decision(step, view.phase, played, best, reason, choices, round(loss, 1))
 
 
-def _discard_points(bot: HardBot, view: SeatView) -> dict[Action, float]:
+def action_values(
+    view: SeatView, worlds: int, only: Sequence[Action] | None = None, *, salt: str = "analysis-values"
+) -> dict[Action, float]:
+    """Every legal action's value in points (``only``: these), on ``worlds`` guesses drawn with
+    a generator seeded from ``salt`` and the view (the same guesses for every action)."""
+    bot = _bot(worlds, 0, salt, view, improve=VALUES_IMPROVE)
+    if view.phase is Phase.DISCARD:
+        return _discard_points(bot, view, only)
+    options = (
+        [TakeUpcard(), Pass()]
+        if view.phase is Phase.UPCARD
+        else [a for a in view.legal_actions if isinstance(a, Draw)]
+    )
+    return _draw_points(bot, view, options if only is None else [a for a in options if a in only])
+
+
+def _discard_points(bot: HardBot, view: SeatView, only: Sequence[Action] | None) -> dict[Action, float]:
     """Every discard's and knock's value in points: the mean of its playouts alone (``bot`` has
     no blend of the quick score, which steadies Hard's choice but is not points)."""
-    raw, _, _ = bot.discard_values(view, every=True)
+    keys = None if only is None else {_key(a) for a in only}
+    raw, _, _ = bot.discard_values(view, every=True, only=keys)
     return {(Knock(DECK[c]) if kind == "knock" else Discard(DECK[c])): v for (kind, c), v in raw.items()}
+
+
+def _key(action: Action) -> tuple[str, int]:
+    assert isinstance(action, Discard | Knock)
+    return ("knock" if isinstance(action, Knock) else "discard", action.card.index)
 
 
 def _discard_reason(view: SeatView, best: Action) -> str:
@@ -274,22 +308,26 @@ def _discard_reason(view: SeatView, best: Action) -> str:
     return "keeps_chances"
 
 
-def _draw(bot: HardBot, valuer: HardBot, view: SeatView) -> tuple[dict[Action, float], Action, str]:
-    """Hard's draw (``bot``'s rule) and each option's value, played out on ``valuer``'s worlds."""
-    me = view.seat
-    assert me is not None
-    upcard = view.phase is Phase.UPCARD
+def _draw_choice(bot: HardBot, view: SeatView) -> tuple[Action, str]:
+    """Hard's draw (``bot``'s rule) and why."""
     top = top_of_pile(view)
     hand = own_mask(view)
-    options: list[Action]
-    if upcard:
-        options = [TakeUpcard(), Pass()]
+    if view.phase is Phase.UPCARD:
         take = bot.take_upcard(view)
-        best: Action = options[0] if take else options[1]
+        best: Action = TakeUpcard() if take else Pass()
     else:
-        options = [a for a in view.legal_actions if isinstance(a, Draw)]
-        take = Draw(Source.DISCARD) in options and bot.take_discard(view)
+        take = Draw(Source.DISCARD) in view.legal_actions and bot.take_discard(view)
         best = Draw(Source.DISCARD) if take else Draw(Source.STOCK)
+    melds = min_deadwood(hand | 1 << top) < min_deadwood(hand) + VALUES[top]
+    return best, ("melds" if melds else "knock_next") if take else "no_use"
+
+
+def _draw_points(valuer: HardBot, view: SeatView, options: Sequence[Action]) -> dict[Action, float]:
+    """Each draw option's value: played out greedily on ``valuer``'s worlds."""
+    me = view.seat
+    assert me is not None
+    top = top_of_pile(view)
+    hand = own_mask(view)
     k = Knowledge.from_view(view)
     worlds = valuer.sample_worlds(view, k, valuer.worlds)
     worth = valuer.worth(view)
@@ -332,9 +370,7 @@ def _draw(bot: HardBot, valuer: HardBot, view: SeatView) -> tuple[dict[Action, f
             )
             total += worth(with_box(points if knocker == me else -points, view.rules.box_bonus))
         values[action] = total / len(worlds)
-    melds = min_deadwood(hand | 1 << top) < min_deadwood(hand) + VALUES[top]
-    reason = ("melds" if melds else "knock_next") if take else "no_use"
-    return values, best, reason
+    return values
 
 
 # --- a hand, a match -----------------------------------------------------------------------------
@@ -375,7 +411,7 @@ def hint(view: SeatView, *, worlds: int = WORLDS) -> Decision:
     if view.seat is None or view.to_act != view.seat or not view.legal_actions:
         raise ValueError("a hint is for the seat to act")
     first = view.legal_actions[0]
-    return evaluate(view, first, worlds=worlds)
+    return evaluate(view, first, worlds=worlds, recheck=False)
 
 
 def card_of(action: Action) -> Card | None:
@@ -385,11 +421,13 @@ def card_of(action: Action) -> Card | None:
 __all__ = [
     "MISTAKE",
     "REASONS",
+    "RECHECK",
     "WORLDS",
     "Choice",
     "Decision",
     "HandAnalysis",
     "MatchAnalysis",
+    "action_values",
     "analyse_hand",
     "analyse_match",
     "evaluate",

@@ -79,7 +79,7 @@ expected-draw term in the quick score) trade strength for speed: tests use small
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from server.rules import Discard, Knock, SeatView
 from server.rules.cards import DECK, VALUES
@@ -230,7 +230,7 @@ class HardBot(Bot):
         return None
 
     def discard_values(
-        self, view: SeatView, *, every: bool = False
+        self, view: SeatView, *, every: bool = False, only: Collection[tuple[str, int]] | None = None
     ) -> tuple[dict[tuple[str, int], float], dict[int, float], dict[int, float]]:
         """Hard's evaluation of a DISCARD decision: ``({(kind, card index): value}, quick
         scores, {knock card index: undercut risk})``, each value in expected points of the hand
@@ -241,7 +241,8 @@ class HardBot(Bot):
         simulated (and only the best ``keep`` on every sample); ``every``: every legal discard
         and knock is simulated on all the samples (the analysis of a decision, which must value
         the card the player threw too). The random draws are the same either way, so ``every``
-        changes no value of a candidate Hard would have simulated on all its samples.
+        changes no value of a candidate Hard would have simulated on all its samples. ``only``
+        (with ``every``): just these of them (the analysis checking two actions again).
         """
         rules = view.rules
         limit = view.knock_limit
@@ -256,7 +257,7 @@ class HardBot(Bot):
         # Simulate only the few best by the quick score, and none that is clearly worse.
         cut = scored[ranked[0]] + self.margin
         if every:
-            candidates = ranked
+            candidates = ranked if only is None else [c for c in ranked if ("discard", c) in only]
         else:
             candidates = [c for c in ranked[: self.candidates] if scored[c] <= cut]
             if len(candidates) == 1 and least > limit:
@@ -281,7 +282,7 @@ class HardBot(Bot):
 
         # Playouts are noisy at this budget; the quick score carries the opponent model (feeding)
         # and the draw odds, so it steadies the ranking of discards.
-        base = min(scored[c] for c in candidates)
+        base = min((scored[c] for c in candidates), default=0.0)
         penalty = {c: self.blend * (scored[c] - base) for c in candidates}
         values: dict[tuple[str, int], float] = {}
         n = len(worlds)
@@ -303,6 +304,8 @@ class HardBot(Bot):
         if least <= limit:
             # The knock's own discard never reaches the opponent; only the ten cards left count.
             for kc in (c.index for c, dw in options.items() if dw <= (limit if every else least)):
+                if only is not None and ("knock", kc) not in only:
+                    continue
                 left = hand & ~(1 << kc)
                 points = [
                     settle_points(left, opp_hand, rules, limit, view.multiplier) for opp_hand, _ in worlds

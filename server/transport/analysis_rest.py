@@ -98,7 +98,9 @@ def analysis(result: AnalysisResult) -> wa.MatchAnalysis:
         lost=round(a.lost, 1),
         points=a.points,
         summary=summary(a),
-        budget=wa.AnalysisBudget(worlds=result.worlds, mistake=explain.MISTAKE),
+        budget=wa.AnalysisBudget(
+            worlds=result.worlds, recheck_worlds=result.worlds * explain.RECHECK, mistake=explain.MISTAKE
+        ),
     )
 
 

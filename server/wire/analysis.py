@@ -66,6 +66,13 @@ class AnalysisBudget(_Wire):
     """What the analysis cost and how its values are measured."""
 
     worlds: Annotated[int, Meta(ge=1, description="sampled worlds (hidden cards) per decision")]
+    recheck_worlds: Annotated[
+        int,
+        Meta(
+            ge=1,
+            description="worlds on which a decision that differs from Hard's choice has both values measured again",
+        ),
+    ]
     mistake: Annotated[float, Meta(description="the loss from which a decision is a mistake")]
     value: Literal["expected_points"] = "expected_points"
 

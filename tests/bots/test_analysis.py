@@ -7,7 +7,7 @@ import random
 import pytest
 
 from server.bots import make_bot
-from server.bots.analysis import analyse_hand, analyse_match, evaluate, hint, seat_decisions
+from server.bots.analysis import RECHECK, analyse_hand, analyse_match, evaluate, hint, seat_decisions
 from server.rules import RULES, Discard, Draw, Knock, Pass, Source, new_hand
 from server.rules.cards import DECK, parse_cards
 from server.rules.match import HandLog, MatchState
@@ -157,3 +157,38 @@ def test_a_hint_is_hard_s_choice_for_the_view() -> None:
     assert evaluate(view, Knock("2d"), worlds=WORLDS).loss == 0
     with pytest.raises(ValueError):
         hint(state.view(1), worlds=WORLDS)
+
+
+def test_a_decision_unlike_hard_s_is_valued_again_on_more_worlds() -> None:
+    """Where the played action is not Hard's, those two are valued again on RECHECK times the
+    worlds (``python -m server.bench analysis`` measures what it buys: at 16 worlds a third of
+    the flagged mistakes were none on 256); the other actions keep their values, and where the
+    two agree nothing more is computed."""
+    differ = 0
+    for seed in range(2):
+        for _, view, played in seat_decisions(HOUSE, _played_hand(seed), 1):  # Easy's decisions
+            checked = evaluate(view, played, worlds=WORLDS)
+            plain = evaluate(view, played, worlds=WORLDS, recheck=False)
+            if checked.best == played:
+                assert checked == plain
+                continue
+            differ += 1
+            wide = evaluate(view, played, worlds=WORLDS * RECHECK, recheck=False)
+            for choice in checked.choices:
+                source = wide if choice.action in (played, checked.best) else plain
+                assert choice.value == source.value_of(choice.action)
+            gap = wide.value_of(checked.best) - wide.value_of(played)
+            assert checked.loss == round(max(0.0, gap), 1)
+    assert differ >= 4
+
+
+def test_the_analysis_benchmark_prints_both_ways_side_by_side(capsys: pytest.CaptureFixture[str]) -> None:
+    from server.bench import analysis as bench
+
+    assert bench.main(["--matches", "1", "--worlds", "2", "--reference", "8", "--seed", "bench"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("easy against Hard: 1 matches,") and "yardstick: 8 worlds" in out[0]
+    rows = {line[:28].strip(): line[28:].split() for line in out[2:]}
+    assert rows.keys() == {"2 worlds", "2, rechecked on 8"}
+    for figures in rows.values():  # ms/decision, flagged, right, wrong, missed, lost/hand
+        assert float(figures[0]) > 0 and int(figures[1]) == int(figures[2]) + int(figures[3])
