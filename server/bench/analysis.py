@@ -9,18 +9,29 @@ differing decision's loss is also measured on ``--reference`` guesses of their o
 seed), the yardstick: a mistake by it is one losing at least ``MISTAKE`` points there.
 
 Prints, for each way: CPU per decision, the mistakes flagged (right, wrong and missed against
-the yardstick) and the points lost per hand (the yardstick's beside them). A measurement tool:
-it prints figures and asserts nothing.
+the yardstick) and the points lost per hand (the yardstick's beside them). Then the books, as
+now: what the deals were worth, less seat 0's losses, plus Hard's (from its own view), beside
+the points seat 0 scored, a hand on average, with that average's standard error (many hands
+make it small). A measurement tool: it prints figures and asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 from dataclasses import dataclass, field
 
 from server.bots import make_bot
-from server.bots.analysis import MISTAKE, RECHECK, action_values, evaluate, match_scores, seat_decisions
+from server.bots.analysis import (
+    MISTAKE,
+    RECHECK,
+    action_values,
+    analyse_match,
+    evaluate,
+    match_scores,
+    seat_decisions,
+)
 from server.rules import RULES
 from server.rules.match import MatchState
 
@@ -54,9 +65,14 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     before, now = Way(f"{args.worlds} worlds"), Way(f"{args.worlds}, rechecked on {args.worlds * RECHECK}")
     reference: list[float] = []
+    books: list[tuple[float, float]] = []  # each hand: (luck - lost + opponent_lost, points)
     decisions = hands = 0
     for n in range(args.matches):
         m = _match(args.level, f"{args.seed}{n}", n)
+        whole = analyse_match(m, 0, worlds=args.worlds)
+        for mine, theirs, result in zip(whole.hands, whole.opponent, m.results, strict=True):
+            points = 0 if result.winner is None else result.points if result.winner == 0 else -result.points
+            books.append((mine.start_value - mine.lost + theirs.lost, points))
         scores = match_scores(m)
         for h, log in enumerate(m.log[: len(m.results)]):
             hands += 1
@@ -90,6 +106,12 @@ def main(argv: list[str] | None = None) -> int:
             f"{way.name:<28} {way.cpu / decisions * 1000:>11.1f} {sum(flags):>8} {right:>6} "
             f"{sum(flags) - right:>6} {sum(truth) - right:>7} {sum(way.losses) / hands:>10.1f}"
         )
+    scored = [p for _, p in books]
+    error = statistics.stdev(scored) / len(scored) ** 0.5 if len(scored) > 1 else 0.0
+    print(
+        f"books, a hand: deals - losses + Hard's losses = {sum(b for b, _ in books) / hands:+.1f}; "
+        f"scored {sum(scored) / hands:+.1f} (standard error {error:.1f})"
+    )
     return 0
 
 

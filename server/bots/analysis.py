@@ -25,9 +25,10 @@ does; the box bonus counted where the rules have one), and names the one Hard wo
 
 Values are rounded to 0.01, a loss and a start value to 0.1. A decision's **loss** is what Hard's
 choice is worth less what the played action is worth (never below 0): the points the player
-gave away by Hard's reckoning, with greedy play after it (so a hand's losses are not its result
-less its start value: docs/protocol.md gives the measured gap). A hand's **start value** is the
+gave away by Hard's reckoning, with greedy play after it. A hand's **start value** is the
 value of Hard's choice at the seat's first decision, its luck (how good the deal was for it).
+What the opponent loses comes back to the seat: over many hands the start values, less the
+seat's losses, plus the opponent's, came within noise of the points scored (docs/protocol.md).
 
 Everything is computed from a :class:`~server.rules.SeatView` rebuilt by replaying the hand up
 to the decision, and the samples are drawn from a generator seeded from that view alone
@@ -156,6 +157,9 @@ class MatchAnalysis:
     hands: tuple[HandAnalysis, ...]
     points: int
     """The points the seat actually won less those the opponent won, over these hands."""
+    opponent: tuple[HandAnalysis, ...]
+    """The other seat's play in the same hands, from its own view: what it lost comes back to
+    this seat, so over many hands ``luck - lost + opponent_lost`` comes near ``points``."""
 
     @property
     def luck(self) -> float:
@@ -166,6 +170,11 @@ class MatchAnalysis:
     def lost(self) -> float:
         """The play: the sum of the value lost to decisions that differ from Hard's."""
         return sum(h.lost for h in self.hands)
+
+    @property
+    def opponent_lost(self) -> float:
+        """The opponent's play: the value it lost, the same way."""
+        return sum(h.lost for h in self.opponent)
 
 
 # --- replaying a hand to the seat's decisions -----------------------------------------------------
@@ -391,19 +400,21 @@ def analyse_match(
     match: MatchState, seat: int, hands: Sequence[int] | None = None, *, worlds: int = WORLDS
 ) -> MatchAnalysis:
     """The analysis of ``seat``'s play in the finished hands of ``match`` (``hands``: only
-    those numbers). A hand still in play is never analysed."""
+    those numbers), and of the opponent's in the same hands. A hand still in play is never
+    analysed (the opponent's view holds its hand, which a finished hand's record shows)."""
     scores = match_scores(match)
     done = len(match.results)
-    out = []
+    out: tuple[list[HandAnalysis], list[HandAnalysis]] = ([], [])
     points = 0
     for i, log in enumerate(match.log[:done]):
         if hands is not None and log.number not in hands:
             continue
-        out.append(analyse_hand(match.rules, log, seat, scores[i], worlds=worlds))
+        for s, found in enumerate(out):
+            found.append(analyse_hand(match.rules, log, s, scores[i], worlds=worlds))
         r = match.results[i]
         if r.winner is not None:
             points += r.points if r.winner == seat else -r.points
-    return MatchAnalysis(seat, tuple(out), points)
+    return MatchAnalysis(seat, tuple(out[seat]), points, tuple(out[1 - seat]))
 
 
 def hint(view: SeatView, *, worlds: int = WORLDS) -> Decision:

@@ -3,7 +3,9 @@ computer (the evaluation itself is :mod:`server.bots.analysis`, pure).
 
 - **Who may ask.** Only a player seated in the match, for its own seat (anyone else:
   ``forbidden``; no such match: ``not_found``). Only hands the rules have finished are analysed;
-  a match in play shows the hands before the current one. A hint only in a match against the
+  a match in play shows the hands before the current one. The opponent's decisions in those
+  hands are analysed too, from its own view (a finished hand's record shows its cards), for
+  what they lost alone: that comes back to the player. A hint only in a match against the
   computer that is not rated, for the seat to act, from that seat's view.
 - **CPU.** Computed in the thinking workers (:class:`~.thinking.ThinkingPool`; without workers,
   in a thread), with a fixed budget: ``worlds`` sampled worlds per decision (at most that many
@@ -116,19 +118,22 @@ class Analyses:
         meta, actions = loaded
         state = replay(meta, actions)
         scores = explain.match_scores(state)
-        hands = []
+        hands: tuple[list[explain.HandAnalysis], list[explain.HandAnalysis]] = ([], [])
         points = 0
-        # Hand by hand, each its own job: a long match does not hold a worker for seconds, and
-        # a match in play computes only the hand that has just finished.
+        # Hand by hand and seat by seat (the opponent's losses come back to the player), each
+        # its own job: a long match does not hold a worker for seconds, a match in play computes
+        # only the hand that has just finished, and the other player asking finds both done.
         for i, (log, result) in enumerate(zip(state.log, state.results, strict=False)):
-            key = (match_id, seat, log.number, self.worlds)
-            found = await self._kept(
-                self._done, key, compute_hand, meta.rules, log, seat, scores[i], self.worlds
-            )
-            hands.append(found)
+            for s in (seat, 1 - seat):
+                key = (match_id, s, log.number, self.worlds)
+                found = await self._kept(
+                    self._done, key, compute_hand, meta.rules, log, s, scores[i], self.worlds
+                )
+                hands[s].append(found)
             if result.winner is not None:
                 points += result.points if result.winner == seat else -result.points
-        return AnalysisResult(meta, explain.MatchAnalysis(seat, tuple(hands), points), self.worlds)
+        analysis = explain.MatchAnalysis(seat, tuple(hands[seat]), points, tuple(hands[1 - seat]))
+        return AnalysisResult(meta, analysis, self.worlds)
 
     async def hint(self, player: PlayerRecord, match_id: str) -> HintResult:
         meta = await self.queries.read_meta(match_id)

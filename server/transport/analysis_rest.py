@@ -74,7 +74,8 @@ def summary(a: explain.MatchAnalysis) -> str:
     return (
         f"Deals: {a.luck:+.1f} expected points over {n} hand{'s' if n != 1 else ''} ({luck} luck). "
         f"Play: {a.lost:.1f} points lost to decisions that differ from Hard's, "
-        f"{mistakes} mistake{'s' if mistakes != 1 else ''}. Result: {a.points:+d} points."
+        f"{mistakes} mistake{'s' if mistakes != 1 else ''}; your opponent lost {a.opponent_lost:.1f} "
+        f"the same way. Result: {a.points:+d} points."
     )
 
 
@@ -89,13 +90,15 @@ def analysis(result: AnalysisResult) -> wa.MatchAnalysis:
                 number=h.number,
                 start_value=h.start_value,
                 lost=round(h.lost, 1),
+                opponent_lost=round(theirs.lost, 1),
                 mistakes=[d.step for d in h.mistakes],
                 decisions=[decision(d) for d in h.decisions],
             )
-            for h in a.hands
+            for h, theirs in zip(a.hands, a.opponent, strict=True)
         ],
         luck=round(a.luck, 1),
         lost=round(a.lost, 1),
+        opponent_lost=round(a.opponent_lost, 1),
         points=a.points,
         summary=summary(a),
         budget=wa.AnalysisBudget(

@@ -52,12 +52,14 @@ class AnalysedDecision(_Wire):
 
 class HandAnalysis(_Wire):
     """One finished hand: its luck (``start_value``, what the deal was worth to the player at its
-    first decision), the value it lost (``lost``) and its mistakes (``mistakes``: the steps of
-    the mistaken decisions, the biggest first)."""
+    first decision), the value it lost (``lost``), the value the opponent lost the same way from
+    its own view (``opponent_lost``, which comes back to the player) and its mistakes
+    (``mistakes``: the steps of the mistaken decisions, the biggest first)."""
 
     number: Annotated[int, Meta(ge=1)]
     start_value: Points
     lost: Annotated[float, Meta(ge=0)]
+    opponent_lost: Annotated[float, Meta(ge=0)]
     mistakes: list[int]
     decisions: list[AnalysedDecision]
 
@@ -80,9 +82,10 @@ class AnalysisBudget(_Wire):
 class MatchAnalysis(_Wire):
     """The player's play in the finished hands of a match (in a match still in play, those
     before the current one). ``luck``: the sum of the hands' start values (how good the deals
-    were); ``lost``: the sum of the values lost (how well they were played); ``points``: the
-    points the player actually won less the opponent's, over those hands; ``summary``: the
-    luck-versus-skill line in words."""
+    were); ``lost``: the sum of the values lost (how well they were played); ``opponent_lost``:
+    the opponent's, the same way; ``points``: the points the player actually won less the
+    opponent's, over those hands (over many hands, near ``luck - lost + opponent_lost``);
+    ``summary``: the luck-versus-skill line in words."""
 
     match_id: str
     seat: Seat
@@ -90,6 +93,7 @@ class MatchAnalysis(_Wire):
     hands: list[HandAnalysis]
     luck: float
     lost: float
+    opponent_lost: float
     points: int
     summary: str
     budget: AnalysisBudget

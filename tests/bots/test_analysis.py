@@ -144,6 +144,10 @@ def test_a_match_analysis_covers_finished_hands_adds_up_and_is_deterministic() -
     # each decision is the view at that step: replaying gives the same decisions, the same values
     assert [d.step for d in hand.decisions] == [s for s, _, _ in seat_decisions(HOUSE, m.log[0], 1)]
     assert analyse_match(m, 1, worlds=WORLDS) == analysis
+    # the other seat's play in the same hand, from its own view: its losses come back to seat 1
+    other = analyse_match(m, 0, worlds=WORLDS)
+    assert analysis.opponent == other.hands and other.opponent == analysis.hands
+    assert analysis.opponent_lost == other.lost and other.points == -analysis.points
 
 
 def test_a_hint_is_hard_s_choice_for_the_view() -> None:
@@ -188,7 +192,8 @@ def test_the_analysis_benchmark_prints_both_ways_side_by_side(capsys: pytest.Cap
     assert bench.main(["--matches", "1", "--worlds", "2", "--reference", "8", "--seed", "bench"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("easy against Hard: 1 matches,") and "yardstick: 8 worlds" in out[0]
-    rows = {line[:28].strip(): line[28:].split() for line in out[2:]}
+    rows = {line[:28].strip(): line[28:].split() for line in out[2:4]}
     assert rows.keys() == {"2 worlds", "2, rechecked on 8"}
     for figures in rows.values():  # ms/decision, flagged, right, wrong, missed, lost/hand
         assert float(figures[0]) > 0 and int(figures[1]) == int(figures[2]) + int(figures[3])
+    assert out[4].startswith("books, a hand: deals - losses + Hard's losses = ") and "scored" in out[4]

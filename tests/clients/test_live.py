@@ -322,6 +322,8 @@ async def test_the_library_and_the_command_line_give_the_analysis_of_a_match(bas
     assert analysis["seat"] == ticket.seat and len(analysis["hands"]) == final.hand_number
     text = format_analysis(analysis, every=True)
     assert text.startswith("Deals: ") and "Hand 1: deal worth " in text
+    first = analysis["hands"][0]
+    assert f"opponent lost {first['opponent_lost']:.1f}" in text.splitlines()[1]
     await asyncio.to_thread(
         cli.main, ["analysis", ticket.match_id, "--server", base_url, f"--token={client.token}"]
     )

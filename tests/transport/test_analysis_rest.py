@@ -50,7 +50,10 @@ async def test_the_analysis_of_a_finished_match_for_its_player_only(make_client)
             (steps[s].loss for s in hand.mistakes), reverse=True
         )
     assert round(sum(h.lost for h in analysis.hands), 1) == round(analysis.lost, 1)
-    assert len(client.app[SERVICE].analyses) == len(analysis.hands)  # each hand cached once
+    assert round(sum(h.opponent_lost for h in analysis.hands), 1) == round(analysis.opponent_lost, 1)
+    assert f"your opponent lost {analysis.opponent_lost:.1f} the same way" in analysis.summary
+    # each hand cached once for each seat (the computer's play is analysed for what it lost)
+    assert len(client.app[SERVICE].analyses) == 2 * len(analysis.hands)
 
     await error_of(await client.get(url, headers=auth(eve)), 403, "forbidden")
     await error_of(await client.get(url), 401, "unauthorized")
@@ -58,6 +61,34 @@ async def test_the_analysis_of_a_finished_match_for_its_player_only(make_client)
     # Ada asked twice (the limit is 3 a minute), and the unknown match counted too
     error = await error_of(await client.get(url, headers=auth(ada)), 429, "rate_limited")
     assert error["limit"] == "analysis"
+
+
+async def test_between_two_people_each_one_s_losses_are_the_other_s_opponent_losses(make_client):
+    """What one player lost comes back to the other: each analysis carries the other's losses
+    hand by hand, worked out once for both (the second to ask waits on nothing new)."""
+    client = await make_client(bot_workers=0, limits=LIMITS)
+    ada, eve = await new_player(client, "Ada"), await new_player(client, "Eve")
+    m = await new_match(client, ada, opponent="human")
+    joined = await client.post(
+        f"/api/matches/{m['match_id']}/join", headers=auth(eve), json={"invite": m["invite"]["code"]}
+    )
+    assert joined.status == 200, await joined.text()
+    socks = [await Socket.connect(client), await Socket.connect(client)]
+    await socks[0].hello(m["match_id"], ada["token"])
+    await socks[1].hello(m["match_id"], eve["token"])
+    await play_match(client, socks, seed=3)
+    url = f"/api/matches/{m['match_id']}/analysis"
+    mine = msgspec.json.decode(await (await client.get(url, headers=auth(ada))).read(), type=wa.MatchAnalysis)
+    worked_out = len(client.app[SERVICE].analyses)
+    theirs = msgspec.json.decode(
+        await (await client.get(url, headers=auth(eve))).read(), type=wa.MatchAnalysis
+    )
+    assert len(client.app[SERVICE].analyses) == worked_out == 2 * len(mine.hands) > 0
+    assert (mine.seat, theirs.seat) == (0, 1) and theirs.points == -mine.points
+    assert [h.opponent_lost for h in mine.hands] == [h.lost for h in theirs.hands]
+    assert [h.opponent_lost for h in theirs.hands] == [h.lost for h in mine.hands]
+    assert (mine.opponent_lost, theirs.opponent_lost) == (theirs.lost, mine.lost)
+    assert any(h.lost > 0 for h in mine.hands + theirs.hands)  # random play loses somewhere
 
 
 async def test_a_hint_on_your_turn_against_the_computer_only(make_client, monkeypatch):

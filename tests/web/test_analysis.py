@@ -44,6 +44,7 @@ def test_hints_the_biggest_mistake_and_the_analysis_in_the_replay(server, new_pa
     page.get_by_role("link", name="Replay this match").click()
     panel = page.get_by_role("region", name="Analysis")
     expect(panel).to_contain_text(re.compile(r"^AnalysisDeals: [+-]"))
+    expect(panel).to_contain_text(re.compile(r"mistakes?; your opponent lost \d+\.\d\."))
     decisions = panel.locator(".decision")
     expect(decisions.first).to_contain_text(re.compile("^!?You "))  # "!": marked a mistake
     many = decisions.count() >= 2  # (a hand can end at the player's first decision: take and knock)
@@ -68,7 +69,10 @@ def test_hints_the_biggest_mistake_and_the_analysis_in_the_replay(server, new_pa
     )
     phone.goto(f"{server}/#/analysis/{match_id}")
     expect(phone.get_by_role("heading", name="Hand 1")).to_be_visible()
-    expect(phone.get_by_text("the losses add up to more than a hand's result", exact=False)).to_be_visible()
+    expect(phone.get_by_text("plus your opponent's, comes near your result", exact=False)).to_be_visible()
+    expect(phone.locator(".analysis-panel").first).to_contain_text(
+        re.compile(r"Deal worth [+\u2212-]\d+\.\d; you lost \d+\.\d points, your opponent \d+\.\d\.")
+    )
     too_wide = phone.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert too_wide <= 0, too_wide
     shot(phone, "analysis-page-phone")

@@ -23,13 +23,15 @@ def action_text(action: dict[str, Any]) -> str:
 
 
 def format_analysis(analysis: dict[str, Any], *, every: bool = False) -> str:
-    """The analysis as text: the summary line, then per hand its luck, its value lost and its
-    mistakes, the biggest first (``every``: every decision that differs from Hard's)."""
+    """The analysis as text: the summary line, then per hand its luck, its value lost, its
+    mistakes, the biggest first (``every``: every decision that differs from Hard's), and the
+    value the opponent lost."""
     lines = [str(analysis.get("summary", ""))]
     for hand in analysis.get("hands", []):
         lines.append(
             f"Hand {hand['number']}: deal worth {hand['start_value']:+.1f}, lost {hand['lost']:.1f}"
-            f" ({len(hand['mistakes'])} mistake{'s' if len(hand['mistakes']) != 1 else ''})"
+            f" ({len(hand['mistakes'])} mistake{'s' if len(hand['mistakes']) != 1 else ''}),"
+            f" opponent lost {hand['opponent_lost']:.1f}"
         )
         by_step = {d["step"]: d for d in hand["decisions"]}
         shown = list(hand["mistakes"])

@@ -82,7 +82,7 @@ export function replayAnalysis(analysis, handNumber, step, go) {
     h(
       "p",
       { class: "muted" },
-      `This deal was worth ${points(hand.start_value)} to you; ${hand.lost.toFixed(1)} points lost, ${hand.mistakes.length} mistake${hand.mistakes.length === 1 ? "" : "s"}.`,
+      `This deal was worth ${points(hand.start_value)} to you; you lost ${hand.lost.toFixed(1)} points, ${hand.mistakes.length} mistake${hand.mistakes.length === 1 ? "" : "s"}; your opponent lost ${hand.opponent_lost.toFixed(1)}.`,
     ),
     h(
       "ol",
@@ -161,7 +161,7 @@ export function mountAnalysis(root, { matchId }) {
         h(
           "p",
           { class: "muted" },
-          "Values are expected points of the hand for you, as Hard reckons them from what you could see at the time. Each loss supposes simple play by both of you afterwards, so the losses add up to more than a hand's result: read them as where the points went, the biggest first.",
+          "Values are expected points of the hand for you, as Hard reckons them from what you could see at the time. What your opponent loses the same way comes back to you: over many hands, the deals' worth, less your losses, plus your opponent's, comes near your result. A single hand also turns on the cards drawn.",
         ),
         a.hands.map((hand) => {
           const byStep = new Map(hand.decisions.map((d) => [d.step, d]));
@@ -170,7 +170,7 @@ export function mountAnalysis(root, { matchId }) {
             "section",
             { class: "panel analysis-panel" },
             h("h2", {}, `Hand ${hand.number}`),
-            h("p", { class: "muted" }, `Deal worth ${points(hand.start_value)}; ${hand.lost.toFixed(1)} points lost.`),
+            h("p", { class: "muted" }, `Deal worth ${points(hand.start_value)}; you lost ${hand.lost.toFixed(1)} points, your opponent ${hand.opponent_lost.toFixed(1)}.`),
             h("ol", { class: "decision-list" }, [...hand.mistakes.map((s) => byStep.get(s)), ...rest].map((d) => decisionLine(d))),
             hand.mistakes.length || rest.length ? null : h("p", {}, "You played this hand as Hard would."),
           );
