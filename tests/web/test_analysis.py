@@ -40,10 +40,26 @@ def test_hints_the_biggest_mistake_and_the_analysis_in_the_replay(server, new_pa
     page.get_by_role("button", name="Yes, resign").click()
     expect(page.get_by_role("heading", name="Match over")).to_be_visible()
 
+    # A decision Hard would play otherwise though the values say the played action is worth as
+    # much (the first decision, made so here) reads so in words, not as a loss of "-0.0".
+    def even(route):
+        body = route.fetch().json()
+        hand = body["hands"][0]
+        first = hand["decisions"][0]
+        other = next(c["action"] for c in first["choices"] if c["action"] != first["played"])
+        first.update(best=other, loss=0.0, mistake=False)
+        hand["mistakes"] = [s for s in hand["mistakes"] if s != first["step"]]
+        route.fulfill(json=body)
+
+    page.route(re.compile(r"/api/matches/[^/]+/analysis$"), even)
     # The replay shows, beside hand 1, every decision of the player, mistakes marked.
     page.get_by_role("link", name="Replay this match").click()
     panel = page.get_by_role("region", name="Analysis")
     expect(panel).to_contain_text(re.compile(r"^AnalysisDeals: [+-]"))
+    expect(panel.locator(".decision").first).to_contain_text(
+        re.compile(r"^You .+; Hard would .+ \(yours is as good\)\.")
+    )
+    expect(panel).not_to_contain_text("\u22120.0")
     expect(panel).to_contain_text(re.compile(r"mistakes?; your opponent lost \d+\.\d\."))
     decisions = panel.locator(".decision")
     expect(decisions.first).to_contain_text(re.compile("^!?You "))  # "!": marked a mistake

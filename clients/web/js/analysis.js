@@ -44,12 +44,16 @@ export function bestText(best, played) {
 
 const points = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x).toFixed(1)}`;
 
+/** A decision's loss in brackets; none (Hard chose otherwise, but the values say the played
+ * action is worth as much) is said in words, not as "−0.0". */
+const lossText = (d, unit = "") => (d.loss >= 0.05 ? `(\u2212${d.loss.toFixed(1)}${unit})` : "(yours is as good)");
+
 function decisionLine(d, { current = false, onPick = null } = {}) {
   const same = JSON.stringify(d.played) === JSON.stringify(d.best);
   const cls = `decision ${d.mistake ? "mistake" : same ? "agreed" : "differs"} ${current ? "current" : ""}`.trim();
   const words = same
     ? `You ${actionText(d.played)}: as Hard would.`
-    : `You ${actionText(d.played)}; Hard would ${bestText(d.best, d.played)} (\u2212${d.loss.toFixed(1)}).`;
+    : `You ${actionText(d.played)}; Hard would ${bestText(d.best, d.played)} ${lossText(d)}.`;
   const body = [
     d.mistake ? h("span", { class: "mistake-mark", "aria-label": "Mistake" }, "!") : null,
     h("span", { class: "decision-words" }, words),
@@ -101,7 +105,7 @@ export function moveNote(analysis, handNumber, step) {
     "p",
     { class: `analysis-move-note ${d.mistake ? "mistake" : ""}`.trim() },
     d.mistake ? h("span", { class: "mistake-mark", "aria-label": "Mistake" }, "!") : null,
-    same ? "Hard would have played this too." : `Hard would ${bestText(d.best, d.played)} (\u2212${d.loss.toFixed(1)}). ${d.explanation}`,
+    same ? "Hard would have played this too." : `Hard would ${bestText(d.best, d.played)} ${lossText(d)}. ${d.explanation}`,
   );
 }
 
@@ -126,7 +130,7 @@ export function mistakeNote(matchId, number) {
           {},
           h("strong", {}, "Biggest mistake: "),
           worst
-            ? `you ${actionText(worst.played)}; Hard would ${bestText(worst.best, worst.played)} (\u2212${worst.loss.toFixed(1)} points). ${worst.explanation}`
+            ? `you ${actionText(worst.played)}; Hard would ${bestText(worst.best, worst.played)} ${lossText(worst, " points")}. ${worst.explanation}`
             : "none: Hard would have played this hand as you did.",
           " ",
           h("a", { href: `#/analysis/${encodeURIComponent(matchId)}` }, "Full analysis"),
