@@ -4,7 +4,7 @@ from any ``DATABASE_URL``) and migrations.
 
 It stores what the service hands it and never decides anything about the game."""
 
-from .engine import create_engine, error_code, reachable, store_unreachable, upgrade
+from .engine import create_engine, dispose, error_code, reachable, store_unreachable, upgrade
 from .memory import MemoryStore
 from .repository import SqlStore
 
@@ -12,6 +12,7 @@ __all__ = [
     "MemoryStore",
     "SqlStore",
     "create_engine",
+    "dispose",
     "error_code",
     "reachable",
     "store_unreachable",

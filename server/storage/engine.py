@@ -8,6 +8,7 @@ created if missing. This module never defines tables (see :mod:`.models`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import weakref
 from pathlib import Path
@@ -112,6 +113,17 @@ async def reachable(engine: AsyncEngine, timeout: float) -> bool:
     except Exception:
         return False
     return True
+
+
+async def dispose(engine: AsyncEngine, wait: float = 5.0) -> None:
+    """Dispose of ``engine`` once its health probe in flight, if any, has finished (at most
+    ``wait`` seconds): a probe still running when the event loop closes leaves the driver's
+    thread answering a closed loop ("Event loop is closed", seen in the tests' teardowns)."""
+    task = _probes.get(engine)
+    if task is not None and not task.done():
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(asyncio.shield(task), wait)
+    await engine.dispose()
 
 
 def error_code(error: BaseException) -> str:

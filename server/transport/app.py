@@ -24,7 +24,7 @@ from server.service.errors import RateLimited, ServiceError, TooLarge, Unavailab
 from server.service.ladder import LadderSettings
 from server.service.thinking import ThinkingPool
 from server.service.timecontrol import Timing
-from server.storage import create_engine, error_code, store_unreachable, upgrade
+from server.storage import create_engine, dispose, error_code, store_unreachable, upgrade
 from server.storage.group_commit import GroupCommitStore
 from server.wire.messages import ErrorDetail, ErrorResponse
 
@@ -144,7 +144,7 @@ async def database_ctx(app: web.Application) -> AsyncIterator[None]:
             raise
     app[ENGINE] = engine
     yield
-    await engine.dispose()
+    await dispose(engine)  # after the health probe in flight, if any
 
 
 async def postgres_broadcaster_ctx(app: web.Application) -> AsyncIterator[None]:
