@@ -93,6 +93,7 @@ def analysis(result: AnalysisResult) -> wa.MatchAnalysis:
                 opponent_lost=round(theirs.lost, 1),
                 mistakes=[d.step for d in h.mistakes],
                 decisions=[decision(d) for d in h.decisions],
+                opponent_mistakes=[decision(d) for d in theirs.mistakes],
             )
             for h, theirs in zip(a.hands, a.opponent, strict=True)
         ],

@@ -53,8 +53,10 @@ class AnalysedDecision(_Wire):
 class HandAnalysis(_Wire):
     """One finished hand: its luck (``start_value``, what the deal was worth to the player at its
     first decision), the value it lost (``lost``), the value the opponent lost the same way from
-    its own view (``opponent_lost``, which comes back to the player) and its mistakes
-    (``mistakes``: the steps of the mistaken decisions, the biggest first)."""
+    its own view (``opponent_lost``, which comes back to the player), its mistakes
+    (``mistakes``: the steps of the mistaken decisions, the biggest first), and the opponent's
+    (``opponent_mistakes``: those decisions of the opponent, the biggest first; a finished
+    hand's record shows its cards)."""
 
     number: Annotated[int, Meta(ge=1)]
     start_value: Points
@@ -62,6 +64,7 @@ class HandAnalysis(_Wire):
     opponent_lost: Annotated[float, Meta(ge=0)]
     mistakes: list[int]
     decisions: list[AnalysedDecision]
+    opponent_mistakes: list[AnalysedDecision]
 
 
 class AnalysisBudget(_Wire):

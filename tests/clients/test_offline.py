@@ -384,3 +384,35 @@ def test_a_move_the_server_played_on_a_timeout_says_so():
     assert e.timed_out
     assert describe_event(None, e) == "drew from the stock (out of time)"  # type: ignore[arg-type]
     assert describe_event(None, Event.from_wire({"seat": 1, "kind": "pass"})) == "passed the upcard"  # type: ignore[arg-type]
+
+
+def test_the_analysis_text_lists_both_players_mistakes():
+    from ginrummy_client.analysis import format_analysis
+
+    def mistake(step: int, played: str, best: str, loss: float) -> dict:
+        return {
+            "step": step,
+            "played": {"kind": "discard", "card": played},
+            "best": {"kind": "discard", "card": best},
+            "loss": loss,
+            "mistake": True,
+            "explanation": "Keep the cards with more ways to make melds.",
+        }
+
+    hand = {
+        "number": 1,
+        "start_value": -1.5,
+        "lost": 4.0,
+        "opponent_lost": 3.2,
+        "mistakes": [3],
+        "decisions": [mistake(3, "Kh", "9s", 4.0)],
+        "opponent_mistakes": [mistake(6, "Qc", "2d", 3.2)],
+    }
+    text = format_analysis({"summary": "Deals: -1.5 ...", "hands": [hand]}).splitlines()
+    assert text == [
+        "Deals: -1.5 ...",
+        "Hand 1: deal worth -1.5, lost 4.0 (1 mistake), opponent lost 3.2",
+        "  step 3: you discard Kh, Hard would discard 9s (-4.0). Keep the cards with more ways to make melds.",
+        "  step 6, your opponent: discard Qc, Hard would discard 2d (-3.2). Keep the cards with more ways to"
+        " make melds.",
+    ]

@@ -88,6 +88,11 @@ async def test_between_two_people_each_one_s_losses_are_the_other_s_opponent_los
     assert [h.opponent_lost for h in mine.hands] == [h.lost for h in theirs.hands]
     assert [h.opponent_lost for h in theirs.hands] == [h.lost for h in mine.hands]
     assert (mine.opponent_lost, theirs.opponent_lost) == (theirs.lost, mine.lost)
+    for a, b in ((mine, theirs), (theirs, mine)):  # each sees the other's mistakes, biggest first
+        for hand, other in zip(a.hands, b.hands, strict=True):
+            steps = {d.step: d for d in other.decisions}
+            assert hand.opponent_mistakes == [steps[s] for s in other.mistakes]
+    assert any(h.opponent_mistakes for h in mine.hands + theirs.hands)
     assert any(h.lost > 0 for h in mine.hands + theirs.hands)  # random play loses somewhere
 
 

@@ -83,8 +83,33 @@ def test_hints_the_biggest_mistake_and_the_analysis_in_the_replay(server, new_pa
         "s => localStorage.setItem('ginrummy.player', s)",
         page.evaluate("localStorage.getItem('ginrummy.player')"),
     )
+    # The opponent's mistakes are listed under the player's, in the past tense (one is made
+    # certain here: the computer's own depend on the deal).
+    theirs = {
+        "step": 1,
+        "phase": "discard",
+        "played": {"kind": "discard", "card": "Kh"},
+        "best": {"kind": "discard", "card": "9s"},
+        "reason": "least_deadwood",
+        "explanation": "Throw the card that leaves the least deadwood.",
+        "loss": 3.2,
+        "mistake": True,
+        "choices": [],
+    }
+
+    def with_theirs(route):
+        body = route.fetch().json()
+        body["hands"][0]["opponent_mistakes"] = [theirs]
+        route.fulfill(json=body)
+
+    phone.route(re.compile(r"/api/matches/[^/]+/analysis$"), with_theirs)
     phone.goto(f"{server}/#/analysis/{match_id}")
     expect(phone.get_by_role("heading", name="Hand 1")).to_be_visible()
+    first = phone.locator(".analysis-panel").first
+    expect(first.get_by_role("heading", name="Your opponent's mistakes")).to_be_visible()
+    expect(first.locator(".opponent-mistakes + .decision-list .decision.mistake")).to_have_text(
+        "!They discarded K\u2665; Hard would discard 9\u2660 (\u22123.2). Throw the card that leaves the least deadwood."
+    )
     expect(phone.get_by_text("plus your opponent's, comes near your result", exact=False)).to_be_visible()
     expect(phone.locator(".analysis-panel").first).to_contain_text(
         re.compile(r"Deal worth [+\u2212-]\d+\.\d; you lost \d+\.\d points, your opponent \d+\.\d\.")
@@ -92,3 +117,7 @@ def test_hints_the_biggest_mistake_and_the_analysis_in_the_replay(server, new_pa
     too_wide = phone.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert too_wide <= 0, too_wide
     shot(phone, "analysis-page-phone")
+    page.route(re.compile(r"/api/matches/[^/]+/analysis$"), with_theirs)
+    page.goto(f"{server}/#/analysis/{match_id}")
+    expect(page.get_by_role("heading", name="Your opponent's mistakes").first).to_be_visible()
+    shot(page, "analysis-page-desktop")

@@ -24,8 +24,8 @@ def action_text(action: dict[str, Any]) -> str:
 
 def format_analysis(analysis: dict[str, Any], *, every: bool = False) -> str:
     """The analysis as text: the summary line, then per hand its luck, its value lost, its
-    mistakes, the biggest first (``every``: every decision that differs from Hard's), and the
-    value the opponent lost."""
+    mistakes, the biggest first (``every``: every decision that differs from Hard's), the
+    value the opponent lost and the opponent's mistakes."""
     lines = [str(analysis.get("summary", ""))]
     for hand in analysis.get("hands", []):
         lines.append(
@@ -42,6 +42,11 @@ def format_analysis(analysis: dict[str, Any], *, every: bool = False) -> str:
             lines.append(
                 f"  step {step}: you {action_text(d['played'])}, Hard would {action_text(d['best'])}"
                 f" (-{d['loss']:.1f}). {d['explanation']}"
+            )
+        for d in hand["opponent_mistakes"]:
+            lines.append(
+                f"  step {d['step']}, your opponent: {action_text(d['played'])}, Hard would"
+                f" {action_text(d['best'])} (-{d['loss']:.1f}). {d['explanation']}"
             )
     return "\n".join(lines)
 

@@ -32,6 +32,24 @@ export function actionText(a) {
   }
 }
 
+/** An action the opponent played, in the past: "drew from the stock", "knocked, discarding 7♥". */
+export function pastText(a) {
+  switch (a?.kind) {
+    case "take_upcard":
+      return "took the upcard";
+    case "pass":
+      return "passed";
+    case "draw":
+      return a.source === "stock" ? "drew from the stock" : "took the discard";
+    case "discard":
+      return `discarded ${cardShort(a.card)}`;
+    case "knock":
+      return `knocked, discarding ${cardShort(a.card)}`;
+    default:
+      return "?";
+  }
+}
+
 /** What Hard would play, said against what was played: when the only difference is the knock,
  * "discard 6♣ and play on" (not "discard 6♣" beside "knock, discarding 6♣", which read as the
  * same move). */
@@ -48,12 +66,12 @@ const points = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x).toFixed(1)}`;
  * action is worth as much) is said in words, not as "−0.0". */
 const lossText = (d, unit = "") => (d.loss >= 0.05 ? `(\u2212${d.loss.toFixed(1)}${unit})` : "(yours is as good)");
 
-function decisionLine(d, { current = false, onPick = null } = {}) {
+/** One decision as a list item; ``theirs``: the opponent's ("They discarded …"). */
+function decisionLine(d, { current = false, onPick = null, theirs = false } = {}) {
   const same = JSON.stringify(d.played) === JSON.stringify(d.best);
   const cls = `decision ${d.mistake ? "mistake" : same ? "agreed" : "differs"} ${current ? "current" : ""}`.trim();
-  const words = same
-    ? `You ${actionText(d.played)}: as Hard would.`
-    : `You ${actionText(d.played)}; Hard would ${bestText(d.best, d.played)} ${lossText(d)}.`;
+  const played = theirs ? `They ${pastText(d.played)}` : `You ${actionText(d.played)}`;
+  const words = same ? `${played}: as Hard would.` : `${played}; Hard would ${bestText(d.best, d.played)} ${lossText(d)}.`;
   const body = [
     d.mistake ? h("span", { class: "mistake-mark", "aria-label": "Mistake" }, "!") : null,
     h("span", { class: "decision-words" }, words),
@@ -177,6 +195,12 @@ export function mountAnalysis(root, { matchId }) {
             h("p", { class: "muted" }, `Deal worth ${points(hand.start_value)}; you lost ${hand.lost.toFixed(1)} points, your opponent ${hand.opponent_lost.toFixed(1)}.`),
             h("ol", { class: "decision-list" }, [...hand.mistakes.map((s) => byStep.get(s)), ...rest].map((d) => decisionLine(d))),
             hand.mistakes.length || rest.length ? null : h("p", {}, "You played this hand as Hard would."),
+            hand.opponent_mistakes.length
+              ? [
+                  h("h3", { class: "opponent-mistakes" }, "Your opponent's mistakes"),
+                  h("ol", { class: "decision-list" }, hand.opponent_mistakes.map((d) => decisionLine(d, { theirs: true }))),
+                ]
+              : null,
           );
         }),
         a.status === "finished" ? h("p", {}, h("a", { class: "btn", href: `#/replay/${encodeURIComponent(matchId)}` }, "Replay with the analysis")) : null,
