@@ -14,40 +14,24 @@ const path = (matchId, what) => `/api/matches/${encodeURIComponent(matchId)}/${w
 export const getAnalysis = (matchId) => api("GET", path(matchId, "analysis"));
 export const getHint = (matchId) => api("GET", path(matchId, "hint"));
 
-/** An action in a few words: "draw from the stock", "knock 7♥". */
-export function actionText(a) {
-  switch (a?.kind) {
-    case "take_upcard":
-      return "take the upcard";
-    case "pass":
-      return "pass";
-    case "draw":
-      return a.source === "stock" ? "draw from the stock" : "take the discard";
-    case "discard":
-      return `discard ${cardShort(a.card)}`;
-    case "knock":
-      return `knock, discarding ${cardShort(a.card)}`;
-    default:
-      return "?";
-  }
-}
+/** Each action's words, as said now ("draw from the stock") and as the opponent played it
+ * ("drew from the stock"); a discard or knock names its card after them. */
+const VERBS = {
+  take_upcard: ["take the upcard", "took the upcard"],
+  pass: ["pass", "passed"],
+  stock: ["draw from the stock", "drew from the stock"],
+  pile: ["take the discard", "took the discard"],
+  discard: ["discard", "discarded"],
+  knock: ["knock, discarding", "knocked, discarding"],
+};
 
-/** An action the opponent played, in the past: "drew from the stock", "knocked, discarding 7♥". */
-export function pastText(a) {
-  switch (a?.kind) {
-    case "take_upcard":
-      return "took the upcard";
-    case "pass":
-      return "passed";
-    case "draw":
-      return a.source === "stock" ? "drew from the stock" : "took the discard";
-    case "discard":
-      return `discarded ${cardShort(a.card)}`;
-    case "knock":
-      return `knocked, discarding ${cardShort(a.card)}`;
-    default:
-      return "?";
-  }
+/** An action in a few words: "draw from the stock", "knock, discarding 7♥"; ``past``: "knocked,
+ * discarding 7♥". */
+export function actionText(a, { past = false } = {}) {
+  const key = a?.kind === "draw" ? (a.source === "stock" ? "stock" : "pile") : a?.kind;
+  const verb = VERBS[key]?.[past ? 1 : 0];
+  if (!verb) return "?";
+  return a.card ? `${verb} ${cardShort(a.card)}` : verb;
 }
 
 /** What Hard would play, said against what was played: when the only difference is the knock,
@@ -70,7 +54,7 @@ const lossText = (d, unit = "") => (d.loss >= 0.05 ? `(\u2212${d.loss.toFixed(1)
 function decisionLine(d, { current = false, onPick = null, theirs = false } = {}) {
   const same = JSON.stringify(d.played) === JSON.stringify(d.best);
   const cls = `decision ${d.mistake ? "mistake" : same ? "agreed" : "differs"} ${current ? "current" : ""}`.trim();
-  const played = theirs ? `They ${pastText(d.played)}` : `You ${actionText(d.played)}`;
+  const played = theirs ? `They ${actionText(d.played, { past: true })}` : `You ${actionText(d.played)}`;
   const words = same ? `${played}: as Hard would.` : `${played}; Hard would ${bestText(d.best, d.played)} ${lossText(d)}.`;
   const body = [
     d.mistake ? h("span", { class: "mistake-mark", "aria-label": "Mistake" }, "!") : null,
