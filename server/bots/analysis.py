@@ -76,8 +76,8 @@ MISTAKE = 2.0
 """A decision that loses at least this many expected points is a mistake."""
 RECHECK = 4
 """A decision that differs from Hard's choice has both actions valued again on this many times
-the worlds: at 16 worlds a third of the decisions flagged as mistakes were not mistakes when
-valued on 256 (docs/protocol.md)."""
+the worlds: at 16 worlds, a third (Easy's) to a half (Normal's) of the decisions flagged as
+mistakes were none when valued on 256 (docs/protocol.md)."""
 VALUES_IMPROVE = 50
 """The values' guesses at the opponent's hand replay half the draws Hard's own do (its
 ``improve``): Hard's guesses held 5-6 points less deadwood than the true hand mid-hand, which
