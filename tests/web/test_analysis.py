@@ -40,8 +40,22 @@ def test_hints_the_biggest_mistake_and_the_analysis_in_the_replay(server, new_pa
     page.get_by_role("button", name="Yes, resign").click()
     expect(page.get_by_role("heading", name="Match over")).to_be_visible()
 
+    # One mistake of the opponent's is made certain (the computer's own depend on the deal).
+    theirs = {
+        "step": 1,
+        "phase": "discard",
+        "played": {"kind": "discard", "card": "Kh"},
+        "best": {"kind": "discard", "card": "9s"},
+        "reason": "least_deadwood",
+        "explanation": "Throw the card that leaves the least deadwood.",
+        "loss": 3.2,
+        "mistake": True,
+        "choices": [],
+    }
+
     # A decision Hard would play otherwise though the values say the played action is worth as
-    # much (the first decision, made so here) reads so in words, not as a loss of "-0.0".
+    # much (the first decision, made so here) reads so in words, not as a loss of "-0.0"; and the
+    # opponent's first move is made that mistake of theirs.
     def even(route):
         body = route.fetch().json()
         hand = body["hands"][0]
@@ -49,6 +63,8 @@ def test_hints_the_biggest_mistake_and_the_analysis_in_the_replay(server, new_pa
         other = next(c["action"] for c in first["choices"] if c["action"] != first["played"])
         first.update(best=other, loss=0.0, mistake=False)
         hand["mistakes"] = [s for s in hand["mistakes"] if s != first["step"]]
+        mine = {d["step"] for d in hand["decisions"]}
+        hand["opponent_mistakes"] = [dict(theirs, step=min(set(range(max(mine) + 1)) - mine))]
         route.fulfill(json=body)
 
     page.route(re.compile(r"/api/matches/[^/]+/analysis$"), even)
@@ -74,6 +90,19 @@ def test_hints_the_biggest_mistake_and_the_analysis_in_the_replay(server, new_pa
     expect(page.get_by_text(re.compile(rf"^Hand 1 of \d+ \u00b7 move {step + 1} of "))).to_be_visible()
     expect(panel.locator(".decision.current")).to_have_attribute("data-step", str(step))
     expect(page.locator(".analysis-move-note")).to_contain_text(re.compile(r"^!?Hard would"))
+    # The opponent's mistakes are listed under the player's decisions; choosing one moves there,
+    # and the note under the caption says whose mistake it was.
+    their_line = panel.locator(".opponent-mistakes + .decision-list .decision")
+    expect(their_line).to_have_text(
+        re.compile(r"^!They discarded K\u2665; Hard would discard 9\u2660 \(\u22123\.2\)\.")
+    )
+    their_step = int(their_line.get_attribute("data-step"))
+    their_line.get_by_role("button").click()
+    expect(page.get_by_text(re.compile(rf"^Hand 1 of \d+ \u00b7 move {their_step + 1} of "))).to_be_visible()
+    expect(page.locator(".analysis-move-note")).to_have_text(
+        "!Your opponent's mistake: Hard would discard 9\u2660 (\u22123.2). Throw the card that leaves the least deadwood."
+    )
+    expect(their_line).to_have_class(re.compile(r"\bcurrent\b"))
     shot(page, "analysis-replay")
 
     # The analysis page lists the hand too, on a phone as well.
@@ -83,19 +112,6 @@ def test_hints_the_biggest_mistake_and_the_analysis_in_the_replay(server, new_pa
         "s => localStorage.setItem('ginrummy.player', s)",
         page.evaluate("localStorage.getItem('ginrummy.player')"),
     )
-    # The opponent's mistakes are listed under the player's, in the past tense (one is made
-    # certain here: the computer's own depend on the deal).
-    theirs = {
-        "step": 1,
-        "phase": "discard",
-        "played": {"kind": "discard", "card": "Kh"},
-        "best": {"kind": "discard", "card": "9s"},
-        "reason": "least_deadwood",
-        "explanation": "Throw the card that leaves the least deadwood.",
-        "loss": 3.2,
-        "mistake": True,
-        "choices": [],
-    }
 
     def with_theirs(route):
         body = route.fetch().json()

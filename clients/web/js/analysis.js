@@ -95,19 +95,37 @@ export function replayAnalysis(analysis, handNumber, step, go) {
       { class: "decision-list" },
       hand.decisions.map((d) => decisionLine(d, { current: d.step === step - 1, onPick: go })),
     ),
+    opponentMistakes(hand, { step, onPick: go }),
   );
 }
 
-/** Under the replay's caption, for the player's move just shown: Hard's word on it. */
+/** The opponent's mistakes in a hand, under the player's decisions (nothing when none). */
+function opponentMistakes(hand, { step = 0, onPick = null } = {}) {
+  if (!hand.opponent_mistakes?.length) return null;
+  return [
+    h("h3", { class: "opponent-mistakes" }, "Your opponent's mistakes"),
+    h(
+      "ol",
+      { class: "decision-list" },
+      hand.opponent_mistakes.map((d) => decisionLine(d, { theirs: true, current: d.step === step - 1, onPick })),
+    ),
+  ];
+}
+
+/** Under the replay's caption, for the move just shown: Hard's word on it (the player's moves;
+ * the opponent's when they were mistakes). */
 export function moveNote(analysis, handNumber, step) {
-  const d = analysis?.hands?.find((x) => x.number === handNumber)?.decisions.find((x) => x.step === step - 1);
+  const hand = analysis?.hands?.find((x) => x.number === handNumber);
+  const theirs = hand?.opponent_mistakes?.find((x) => x.step === step - 1);
+  const d = hand?.decisions.find((x) => x.step === step - 1) ?? theirs;
   if (!d) return null;
   const same = JSON.stringify(d.played) === JSON.stringify(d.best);
+  const words = same ? "Hard would have played this too." : `Hard would ${bestText(d.best, d.played)} ${lossText(d)}. ${d.explanation}`;
   return h(
     "p",
     { class: `analysis-move-note ${d.mistake ? "mistake" : ""}`.trim() },
     d.mistake ? h("span", { class: "mistake-mark", "aria-label": "Mistake" }, "!") : null,
-    same ? "Hard would have played this too." : `Hard would ${bestText(d.best, d.played)} ${lossText(d)}. ${d.explanation}`,
+    theirs ? `Your opponent's mistake: ${words}` : words,
   );
 }
 
@@ -179,12 +197,7 @@ export function mountAnalysis(root, { matchId }) {
             h("p", { class: "muted" }, `Deal worth ${points(hand.start_value)}; you lost ${hand.lost.toFixed(1)} points, your opponent ${hand.opponent_lost.toFixed(1)}.`),
             h("ol", { class: "decision-list" }, [...hand.mistakes.map((s) => byStep.get(s)), ...rest].map((d) => decisionLine(d))),
             hand.mistakes.length || rest.length ? null : h("p", {}, "You played this hand as Hard would."),
-            hand.opponent_mistakes.length
-              ? [
-                  h("h3", { class: "opponent-mistakes" }, "Your opponent's mistakes"),
-                  h("ol", { class: "decision-list" }, hand.opponent_mistakes.map((d) => decisionLine(d, { theirs: true }))),
-                ]
-              : null,
+            opponentMistakes(hand),
           );
         }),
         a.status === "finished" ? h("p", {}, h("a", { class: "btn", href: `#/replay/${encodeURIComponent(matchId)}` }, "Replay with the analysis")) : null,
