@@ -3,7 +3,10 @@ of this process that echoes WebSocket messages and tells what headers reached it
 is measured is the balancer's own configuration, fast and on loopback only:
 
 - it carries 300 WebSockets at once (each is two connections in nginx; with nginx's default of
-  512 worker connections the reference deployment stopped at about 240);
+  512 worker connections the reference deployment stopped at about 240), from three addresses;
+- one client address holds at most ``Limits.ws_max_per_address`` sockets across every replica
+  (each replica counts only its own share), the address through the TLS front being the one it
+  forwards;
 - ``/metrics`` answers loopback addresses, but not a request that came through the TLS front;
 - ``X-Forwarded-Proto`` from the TLS front reaches the replicas; from anyone else, the
   balancer's own scheme does.
@@ -20,9 +23,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import aiohttp
+import msgspec
 import pytest
 from aiohttp import web
 
+from server.config import Limits
+from server.wire.errors import ErrorResponse
+from tests.live_server import ROOT
 from tests.scale.test_nginx import NGINX, nginx, run
 
 pytestmark = pytest.mark.skipif(NGINX is None, reason="nginx is not installed (apt-get install nginx)")
@@ -95,11 +102,19 @@ def with_front(conf: str) -> str:
 
 def test_the_balancer_carries_300_websockets_at_once(tmp_path: Path, enough_files: None) -> None:
     async def hold(base: str) -> int:
-        connector = aiohttp.TCPConnector(limit=0)
         timeout = aiohttp.ClientTimeout(total=20)
-        async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
-            url = base.replace("http://", "ws://") + "/ws"
-            sockets = await asyncio.gather(*(session.ws_connect(url) for _ in range(SOCKETS)))
+        url = base.replace("http://", "ws://") + "/ws"
+        async with contextlib.AsyncExitStack() as stack:
+            sessions = [  # a hundred sockets from each of three addresses
+                await stack.enter_async_context(
+                    aiohttp.ClientSession(
+                        connector=aiohttp.TCPConnector(limit=0, local_addr=(f"127.0.0.{3 + i}", 0)),
+                        timeout=timeout,
+                    )
+                )
+                for i in range(3)
+            ]
+            sockets = await asyncio.gather(*(sessions[i % 3].ws_connect(url) for i in range(SOCKETS)))
             try:
                 # Every one of them open at once, and each still carries its own messages.
                 for i, ws in enumerate(sockets):
@@ -141,6 +156,59 @@ def test_metrics_answer_loopback_and_the_scheme_comes_only_from_the_tls_front(
         assert await ask(base, FRONT, "/headers", "https") == (200, "https")
         assert await ask(base, FRONT, "/headers", "http") == (200, "http")
         assert await ask(base, FRONT, "/headers") == (200, "http")
+
+    with stub_replica() as upstream, nginx([upstream], tmp_path / "nginx", edit=with_front) as base:
+        run(check(base))
+
+
+def test_one_address_holds_at_most_the_replicas_cap_of_sockets_across_them(
+    tmp_path: Path, enough_files: None
+) -> None:
+    cap = Limits().ws_max_per_address
+    conf = (ROOT / "deploy" / "nginx.conf").read_text()
+    assert f"limit_conn sockets_per_address {cap};" in conf, "the balancer's cap is not the replicas'"
+
+    async def sockets(base: str, local: str, count: int, forwarded: str | None = None) -> list[int]:
+        """Open ``count`` sockets from ``local`` (each first sending its own address in
+        X-Forwarded-For, as the TLS front does, when given): the status of each upgrade."""
+        url = base.replace("http://", "ws://") + "/ws"
+        headers = {"X-Forwarded-For": forwarded} if forwarded else {}
+        connector = aiohttp.TCPConnector(limit=0, local_addr=(local, 0))
+        async with aiohttp.ClientSession(connector=connector) as session:
+            out, held = [], []
+            for _ in range(count):
+                try:
+                    held.append(await session.ws_connect(url, headers=headers))
+                    out.append(101)
+                except aiohttp.WSServerHandshakeError as e:
+                    out.append(e.status)
+            await asyncio.gather(*(ws.close() for ws in held))
+            return out
+
+    async def check(base: str) -> None:
+        # While one address holds its cap, one more from it is refused; another address is not.
+        async with contextlib.AsyncExitStack() as stack:
+            url = base.replace("http://", "ws://") + "/ws"
+            session = await stack.enter_async_context(
+                aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0, local_addr=("127.0.0.3", 0)))
+            )
+            held = [await session.ws_connect(url) for _ in range(cap)]
+            assert await sockets(base, "127.0.0.3", 1) == [429]
+            # The balancer's answer is the replicas' own error, as a client reads it.
+            upgrade = {"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13"}
+            upgrade["Sec-WebSocket-Key"] = "dGhlIHNhbXBsZSBub25jZQ=="
+            async with session.get(base + "/ws", headers=upgrade) as r:
+                assert (r.status, r.headers["Retry-After"]) == (429, "5")
+                body = msgspec.json.decode(await r.read(), type=ErrorResponse)
+                assert (body.error.code, body.error.limit) == ("rate_limited", "address_sockets")
+                assert body.error.message.startswith(f"{cap} sockets are open from your address")
+            assert await sockets(base, "127.0.0.4", 1) == [101]
+            # Through the TLS front, each client it forwards counts apart, none as the front.
+            assert await sockets(base, FRONT, cap + 1, forwarded="198.51.100.7") == [101] * cap + [429]
+            assert await sockets(base, FRONT, 1, forwarded="10.1.2.3, 198.51.100.8") == [101]
+            await held[0].close()
+            assert await sockets(base, "127.0.0.3", 1) == [101]  # one closed: room for one
+            await asyncio.gather(*(ws.close() for ws in held[1:]))
 
     with stub_replica() as upstream, nginx([upstream], tmp_path / "nginx", edit=with_front) as base:
         run(check(base))
