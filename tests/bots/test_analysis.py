@@ -148,6 +148,10 @@ def test_a_match_analysis_covers_finished_hands_adds_up_and_is_deterministic() -
     other = analyse_match(m, 0, worlds=WORLDS)
     assert analysis.opponent == other.hands and other.opponent == analysis.hands
     assert analysis.opponent_lost == other.lost and other.points == -analysis.points
+    # A hand left unfinished by a resignation keeps its cards hidden: neither seat's play in it
+    # is analysed.
+    m.resign(0)
+    assert analyse_match(m, 1, worlds=WORLDS) == analysis
 
 
 def test_a_hint_is_hard_s_choice_for_the_view() -> None:
