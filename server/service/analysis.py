@@ -120,15 +120,26 @@ class Analyses:
         scores = explain.match_scores(state)
         hands: tuple[list[explain.HandAnalysis], list[explain.HandAnalysis]] = ([], [])
         points = 0
-        # Hand by hand and seat by seat (the opponent's losses come back to the player), each
+        # Hand by hand, both seats at once (the opponent's losses come back to the player), each
         # its own job: a long match does not hold a worker for seconds, a match in play computes
         # only the hand that has just finished, and the other player asking finds both done.
         for i, (log, result) in enumerate(zip(state.log, state.results, strict=False)):
-            for s in (seat, 1 - seat):
-                key = (match_id, s, log.number, self.worlds)
-                found = await self._kept(
-                    self._done, key, compute_hand, meta.rules, log, s, scores[i], self.worlds
+            both = await asyncio.gather(
+                *(
+                    self._kept(
+                        self._done,
+                        (match_id, s, log.number, self.worlds),
+                        compute_hand,
+                        meta.rules,
+                        log,
+                        s,
+                        scores[i],
+                        self.worlds,
+                    )
+                    for s in (0, 1)
                 )
+            )
+            for s, found in enumerate(both):
                 hands[s].append(found)
             if result.winner is not None:
                 points += result.points if result.winner == seat else -result.points

@@ -96,6 +96,34 @@ async def test_between_two_people_each_one_s_losses_are_the_other_s_opponent_los
     assert any(h.lost > 0 for h in mine.hands + theirs.hands)  # random play loses somewhere
 
 
+async def test_a_hand_s_two_seats_are_worked_out_at_once(make_client, monkeypatch):
+    """The player's and the opponent's play in a hand are two jobs asked for together, so with
+    two workers (here two threads) a first analysis waits for the longer, not the sum: each job
+    waits at a barrier for its twin, which a job worked out alone would never meet."""
+    import threading
+
+    import server.service.analysis as analysis
+
+    twins = threading.Barrier(2, timeout=10)
+    compute = analysis.compute_hand
+
+    def paired(rules, log, seat, scores, worlds):
+        twins.wait()
+        return compute(rules, log, seat, scores, worlds)
+
+    monkeypatch.setattr(analysis, "compute_hand", paired)
+    client = await make_client(bot_workers=0, limits=LIMITS)
+    ada = await new_player(client, "Ada")
+    m = await new_match(client, ada, difficulty="easy")
+    sock = await Socket.connect(client)
+    await sock.hello(m["match_id"], ada["token"])
+    await play_match(client, [sock], seed=7)
+    r = await client.get(f"/api/matches/{m['match_id']}/analysis", headers=auth(ada))
+    assert r.status == 200, await r.text()
+    hands = msgspec.json.decode(await r.read(), type=wa.MatchAnalysis).hands
+    assert hands and len(client.app[SERVICE].analyses) == 2 * len(hands)
+
+
 async def test_a_hint_on_your_turn_against_the_computer_only(make_client, monkeypatch):
     import server.service.analysis as analysis
 
