@@ -27,7 +27,7 @@ from server.bots.analysis import (
     MISTAKE,
     RECHECK,
     action_values,
-    analyse_match,
+    analyse_hand,
     evaluate,
     match_scores,
     seat_decisions,
@@ -69,21 +69,22 @@ def main(argv: list[str] | None = None) -> int:
     decisions = hands = 0
     for n in range(args.matches):
         m = _match(args.level, f"{args.seed}{n}", n)
-        whole = analyse_match(m, 0, worlds=args.worlds)
-        for mine, theirs, result in zip(whole.hands, whole.opponent, m.results, strict=True):
+        scores = match_scores(m)
+        for h, (log, result) in enumerate(zip(m.log, m.results, strict=False)):
+            hands += 1
+            start = time.process_time()
+            mine = analyse_hand(m.rules, log, 0, scores[h], worlds=args.worlds)  # as now
+            now.cpu += time.process_time() - start
+            theirs = analyse_hand(m.rules, log, 1, scores[h], worlds=args.worlds)
             points = 0 if result.winner is None else result.points if result.winner == 0 else -result.points
             books.append((mine.start_value - mine.lost + theirs.lost, points))
-        scores = match_scores(m)
-        for h, log in enumerate(m.log[: len(m.results)]):
-            hands += 1
-            for step, view, played in seat_decisions(m.rules, log, 0, scores[h]):
+            for checked, (step, view, played) in zip(
+                mine.decisions, seat_decisions(m.rules, log, 0, scores[h]), strict=True
+            ):
                 decisions += 1
-                results = []
-                for way, recheck in ((before, False), (now, True)):
-                    start = time.process_time()
-                    results.append(evaluate(view, played, worlds=args.worlds, step=step, recheck=recheck))
-                    way.cpu += time.process_time() - start
-                plain, checked = results
+                start = time.process_time()
+                plain = evaluate(view, played, worlds=args.worlds, step=step, recheck=False)  # as before
+                before.cpu += time.process_time() - start
                 if played == plain.best:
                     continue
                 before.losses.append(plain.loss)
