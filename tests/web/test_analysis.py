@@ -137,3 +137,10 @@ def test_hints_the_biggest_mistake_and_the_analysis_in_the_replay(server, new_pa
     page.goto(f"{server}/#/analysis/{match_id}")
     expect(page.get_by_role("heading", name="Your opponent's mistakes").first).to_be_visible()
     shot(page, "analysis-page-desktop")
+    # The replay on a phone: the opponent's mistake under the player's decisions, within the screen.
+    phone.goto(f"{server}/#/replay/{match_id}")
+    replay_panel = phone.get_by_role("region", name="Analysis")
+    expect(replay_panel.get_by_role("heading", name="Your opponent's mistakes")).to_be_visible()
+    too_wide = phone.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert too_wide <= 0, too_wide
+    shot(phone, "analysis-replay-phone")
