@@ -59,7 +59,7 @@ export function mountPlay(root, { matchId, watchToken = null }) {
       mode: store.sortMode(),
       drag: null,
       renderDeferred: false,
-      suppressClick: false,
+      releasedAt: null,
       fresh: new Set(),
       conn: "connecting",
       connDetail: "",

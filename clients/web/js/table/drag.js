@@ -1,13 +1,19 @@
 // Dragging a card of the hand: onto the discard pile to discard it, or between two cards to put
-// it there (the player's own order). A press that moves less than 8 px stays a tap. While a drag
-// is on, redraws wait (`renderDeferred`) so the card under the finger does not vanish.
+// it there (the player's own order). A press that moves less than 8 px stays a tap, taken at its
+// release for the card it began on (`tap`): the browser's own click comes only when the press and
+// the release land on the same element, and a new state redraws the hand (new elements) and the
+// card just drawn slides in under the finger. While a drag is on, redraws wait (`renderDeferred`)
+// so the card under the finger does not vanish.
 
 import { cardFace, cardName } from "../cards.js";
 import { announce, h } from "../dom.js";
 import { orderedHand, setCustomOrder } from "./order.js";
 import { can, discardPhase } from "./view.js";
 
-export function startDrag(t, e, code) {
+/** A click this soon after a pointer's release on a card is that same press (see `tookClick`). */
+const CLICK_AFTER_RELEASE_MS = 1000;
+
+export function startDrag(t, e, code, tap) {
   const { s } = t;
   if (e.button !== 0 || s.drag) return;
   const listeners = {
@@ -17,7 +23,7 @@ export function startDrag(t, e, code) {
       if (s.drag && ev.pointerId === s.drag.id) endDrag(t);
     },
   };
-  s.drag = { code, x: e.clientX, y: e.clientY, id: e.pointerId, el: e.currentTarget, active: false, ghost: null, listeners };
+  s.drag = { code, tap, x: e.clientX, y: e.clientY, id: e.pointerId, el: e.currentTarget, active: false, ghost: null, listeners };
   window.addEventListener("pointermove", listeners.move);
   window.addEventListener("pointerup", listeners.up);
   window.addEventListener("pointercancel", listeners.cancel);
@@ -79,17 +85,15 @@ function onPointerUp(t, e) {
   const { s } = t;
   const d = s.drag;
   if (!d || e.pointerId !== d.id) return;
+  // The click that may follow belongs to this press, which is dealt with here.
+  s.releasedAt = e.timeStamp;
   if (!d.active) {
     endDrag(t);
+    d.tap();
     return;
   }
   const over = dropTarget(t, e.clientX, e.clientY);
   endDrag(t);
-  // The click that follows a drag must not count as a tap.
-  s.suppressClick = true;
-  setTimeout(() => {
-    s.suppressClick = false;
-  }, 0);
   if (over.kind === "discard") {
     s.selected = d.code;
     t.discardSelected(d.code);
@@ -104,6 +108,14 @@ function onPointerUp(t, e) {
   } else if (s.renderDeferred) {
     t.render();
   }
+}
+
+/** Whether a card's click is the one a pointer's press already dealt with at its release (a
+ * click from the keyboard, `detail` 0, never is); it is taken once. */
+export function tookClick(s, e) {
+  const taken = e.detail > 0 && s.releasedAt !== null && e.timeStamp - s.releasedAt < CLICK_AFTER_RELEASE_MS;
+  s.releasedAt = null;
+  return taken;
 }
 
 function clearInsertMarks(el) {

@@ -4,10 +4,10 @@
 
 import { cardFace, cardName, cardShort } from "../cards.js";
 import { announce, h, replaceChildren, toast } from "../dom.js";
-import { startDrag } from "./drag.js";
+import { startDrag, tookClick } from "./drag.js";
 import { keyFor } from "./keys.js";
 import { SORT_MODES, orderedHand, setCustomOrder, setSortMode } from "./order.js";
-import { bestDeadwoodAfter, can, deadwoodAfter, discardPhase, knockChances, myTurn } from "./view.js";
+import { bestDeadwoodAfter, can, deadwoodAfter, discardPhase, handCards, knockChances, myTurn } from "./view.js";
 
 export function discardSelected(t, code = t.s.selected) {
   if (!code) return;
@@ -84,12 +84,12 @@ export function renderHand(t) {
         "aria-describedby": "hand-hint",
         tabindex: code === tabStop ? "0" : "-1",
         dataset: { card: code, focusKey: `card:${code}`, position: String(index + 1) },
-        onclick: () => onCardClick(t, code),
+        onclick: (e) => tookClick(s, e) || onCardClick(t, code),
         onkeydown: (e) => onCardKey(t, e, code),
         onfocus: (e) => {
           for (const b of el.handArea.querySelectorAll("button.card")) b.tabIndex = b === e.currentTarget ? 0 : -1;
         },
-        onpointerdown: (e) => startDrag(t, e, code),
+        onpointerdown: (e) => startDrag(t, e, code, () => onCardClick(t, code)),
       },
       cardFace(code),
     );
@@ -216,7 +216,7 @@ export function renderActions(t) {
 
 function onCardClick(t, code) {
   const { s } = t;
-  if (s.suppressClick) return;
+  if (!handCards(s.view).includes(code)) return; // gone since the press began
   const dPhase = discardPhase(s.view);
   if (s.selected === code) {
     if (dPhase) discardSelected(t, code);
