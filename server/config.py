@@ -126,8 +126,11 @@ class Limits:
     max_active_matches: int = 20
     """Matches one player may have in play (creating or joining one more: ``too_many_matches``)."""
     login_account_rate: str = "10/minute"
-    """Password sign-ins tried for one username (right or wrong); past it ``429 rate_limited``
-    with ``limit: "login_account"``."""
+    """Password sign-ins tried for one username (right or wrong) without a device key of its
+    account; past it ``429 rate_limited`` with ``limit: "login_account"``."""
+    login_device_rate: str = "10/minute"
+    """Password sign-ins tried with one device key (a device that signed in to the account
+    before, held apart from the username's limit): ``limit: "login_device"``."""
     login_address_rate: str = "30/minute"
     """Sign-ins tried (password or passkey) from one client address: ``limit: "login_address"``."""
     signup_rate: str = "10/minute"

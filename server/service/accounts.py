@@ -18,12 +18,21 @@ Rules kept here:
 - A revoked session stops working at once: its row is deleted, this process forgets it and
   closes its sockets, and the broadcaster tells the other processes to do the same.
 
-Rate limits on signing in are the transport's (per username and per client address).
+Rate limits on signing in are the transport's (per username and per client address). A
+username's limit would let anyone keep its owner out by trying wrong passwords for it, so a
+device that has signed in to the account before is held to a limit of its own instead
+(OWASP's "device cookies"): every answer that shows the account gives it a *device key*
+(:meth:`Accounts.device_key`), which it sends with its next sign-in (:meth:`Accounts.
+known_device`). A key is a random nonce and its HMAC under the account's password hash, so it
+needs nothing stored, works on every process, and stops working when the password changes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
+import hmac
 import inspect
 import logging
 import unicodedata
@@ -60,6 +69,17 @@ def password_hasher() -> PasswordHasher:
     busy 2-core machine; the sign-in rate limits bound what an attacker can make it spend. A
     hash carries its parameters, so changing them later still verifies old hashes."""
     return PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
+
+
+DEVICE_NONCE = 22
+"""Characters of a device key's nonce (about 128 random bits)."""
+MAX_DEVICE_KEY = 128
+
+
+def _device_mac(account: AccountRecord, nonce: str) -> str:
+    message = f"device|{account.player_id}|{nonce}".encode()
+    digest = hmac.new(account.password_hash.encode(), message, hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
 RevokedHook = Callable[[list[str]], Awaitable[None] | None]
@@ -162,6 +182,27 @@ class Accounts:
 
     async def account(self, player: PlayerRecord) -> AccountRecord | None:
         return await self.store.account_of(player.player_id)
+
+    # --- devices ------------------------------------------------------------------------------
+
+    def device_key(self, account: AccountRecord) -> str:
+        """A new key for a device that has proved it may use ``account`` (see the module's
+        docstring): ``nonce.mac``."""
+        nonce = self.ids.token()[:DEVICE_NONCE]
+        return f"{nonce}.{_device_mac(account, nonce)}"
+
+    async def known_device(self, username: Any, key: Any) -> str | None:
+        """The nonce of ``key`` when it is a device key of the account named ``username`` (the
+        key of that device's own sign-in limit), else None; never an error."""
+        if not isinstance(username, str) or not isinstance(key, str) or len(key) > MAX_DEVICE_KEY:
+            return None
+        nonce, dot, mac = key.partition(".")
+        if not dot or not nonce:
+            return None
+        account = await self.store.account_by_key(username_key(username.strip()))
+        if account is None or not hmac.compare_digest(mac.encode(), _device_mac(account, nonce).encode()):
+            return None
+        return nonce
 
     # --- sessions -----------------------------------------------------------------------------
 

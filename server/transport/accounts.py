@@ -3,8 +3,10 @@ player one is, signing in (password or passkey) for a new session on this device
 player's sessions (list, revoke one, revoke all others) and passkeys (register, list, remove:
 revoking sessions leaves passkeys).
 
-Signing in is rate limited per username (``login_account``) and per client address
-(``login_address``) before any password is checked. The passkeys' relying party is the host
+Signing in is rate limited per client address (``login_address``) and per username
+(``login_account``) before any password is checked; a device that sends a valid device key of
+the account (given with every answer that shows the account) is held to its own limit
+(``login_device``) instead of the username's, which anyone can use up. The passkeys' relying party is the host
 the client reached (``request.host``, as the proxy reports it), its origin that host's scheme
 and host.
 
@@ -44,8 +46,14 @@ def _rp(request: web.Request) -> tuple[str, str]:
     return name.strip("[]"), f"{request.scheme}://{host}"
 
 
-def _signed_in(player: PlayerRecord, username: str | None, token: str) -> w.SignedIn:
-    return w.SignedIn(player.player_id, player.name, username, token, session_id_of(player.token_hash))
+async def _signed_in(request: web.Request, player: PlayerRecord, token: str) -> web.Response:
+    accounts = request.app[SERVICE].accounts
+    record = await accounts.account(player)
+    username, key = (None, None) if record is None else (record.username, accounts.device_key(record))
+    signed_in = w.SignedIn(
+        player.player_id, player.name, username, token, session_id_of(player.token_hash), key
+    )
+    return json_response(signed_in, status=201)
 
 
 @routes.post("/api/account/password")
@@ -73,6 +81,7 @@ async def _account(request: web.Request, player: PlayerRecord) -> web.Response:
             None if record is None else record.username,
             len(passkeys),
             session_id_of(player.token_hash),
+            None if record is None else service.accounts.device_key(record),
         )
     )
 
@@ -82,11 +91,14 @@ async def sign_in(request: web.Request) -> web.Response:
     body: w.SignIn = decode_body(await _read_body(request), w.SignIn)
     limiter = request.app[LIMITER]
     await limiter.hit("login_address", _client_key(request))
-    await limiter.hit("login_account", username_key(body.username.strip())[:256])
     accounts = request.app[SERVICE].accounts
+    device = await accounts.known_device(body.username, body.device_key)
+    if device is None:
+        await limiter.hit("login_account", username_key(body.username.strip())[:256])
+    else:
+        await limiter.hit("login_device", device)
     player, token = await accounts.sign_in(body.username, body.password, _device(request))
-    record = await accounts.account(player)
-    return json_response(_signed_in(player, None if record is None else record.username, token), status=201)
+    return await _signed_in(request, player, token)
 
 
 def _session(s: SessionRecord, current: str) -> w.Session:
@@ -169,8 +181,7 @@ async def passkey_sign_in(request: web.Request) -> web.Response:
     player, token = await service.passkeys.sign_in(
         body.challenge_id, body.credential, rp_id, origin, _device(request)
     )
-    record = await service.accounts.account(player)
-    return json_response(_signed_in(player, None if record is None else record.username, token), status=201)
+    return await _signed_in(request, player, token)
 
 
 async def _close_revoked_sockets(app: web.Application) -> None:

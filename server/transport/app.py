@@ -224,6 +224,7 @@ async def limiter_ctx(app: web.Application) -> AsyncIterator[None]:
             "players": limits.players_rate,
             "requests": limits.requests_rate,
             "login_account": limits.login_account_rate,
+            "login_device": limits.login_device_rate,
             "login_address": limits.login_address_rate,
             "signup": limits.signup_rate,
             "analysis": limits.analysis_rate,

@@ -36,8 +36,9 @@ def account_paths(
         "/api/sessions": {
             "post": {
                 "summary": "Sign in with a username and password: a new session (token) for this device. "
-                "A wrong username and a wrong password get the same 401; rate limited per username "
-                "(login_account) and per address (login_address)",
+                "A wrong username and a wrong password get the same 401; rate limited per address "
+                "(login_address) and per username (login_account), or, with a valid device_key, per "
+                "device (login_device) instead of per username",
                 "security": [],
                 "requestBody": body("SignIn"),
                 "responses": {

@@ -28,9 +28,21 @@ class AddPassword(_Wire):
     password: Password
 
 
+DeviceKey = Annotated[
+    str,
+    Meta(
+        max_length=128,
+        description="This device's key for signing in to this account again: send it as the sign-in's "
+        "device_key, and this device is held to a sign-in limit of its own, not the username's "
+        "(which anyone can use up); it stops working when the password changes",
+    ),
+]
+
+
 class SignIn(_Wire):
     username: Annotated[str, Meta(max_length=256)]
     password: Annotated[str, Meta(max_length=256)]
+    device_key: DeviceKey | None = None
 
 
 class SignedIn(_Wire):
@@ -41,6 +53,7 @@ class SignedIn(_Wire):
         str, Meta(description="This device's own; shown once; send as Authorization: Bearer TOKEN")
     ]
     session_id: _SessionId
+    device_key: Annotated[DeviceKey | None, Meta(description="null while the player has no username")]
 
 
 class Account(_Wire):
@@ -49,6 +62,7 @@ class Account(_Wire):
     username: Annotated[str | None, Meta(description="null while the player is anonymous")]
     passkeys: Annotated[int, Meta(description="How many passkeys the player has registered")]
     session_id: Annotated[str, Meta(description="The session of the token this request sent")]
+    device_key: Annotated[DeviceKey | None, Meta(description="null while the player has no username")]
 
 
 class Session(_Wire):

@@ -23,10 +23,11 @@ async def sign_up(client, player, username="ada", password=PASSWORD):
     return await r.json()
 
 
-async def sign_in(client, username="ada", password=PASSWORD, user_agent=PHONE):
-    return await client.post(
-        "/api/sessions", json={"username": username, "password": password}, headers={"User-Agent": user_agent}
-    )
+async def sign_in(client, username="ada", password=PASSWORD, user_agent=PHONE, device_key=None):
+    body = {"username": username, "password": password}
+    if device_key is not None:
+        body["device_key"] = device_key
+    return await client.post("/api/sessions", json=body, headers={"User-Agent": user_agent})
 
 
 async def test_signing_in_on_a_second_device_shows_the_history_and_the_match_in_progress(make_client):
@@ -131,6 +132,60 @@ async def test_login_is_rate_limited_per_account_and_per_address(make_client):
         assert (await sign_in(client, username=name)).status == 401
     r = await sign_in(client, username="dee")
     assert r.status == 429 and (await r.json())["error"]["limit"] == "login_address"
+
+
+async def test_wrong_passwords_tried_for_a_username_do_not_keep_out_a_device_that_signed_in_before(
+    make_client,
+):
+    limits = Limits(
+        login_account_rate="4/minute", login_device_rate="2/minute", login_address_rate="100/minute"
+    )
+    client = await make_client(limits=limits)
+    ada = await new_player(client)
+    laptop_key = (await sign_up(client, ada))["device_key"]
+    r = await sign_in(client)
+    assert r.status == 201
+    phone_key = (await r.json())["device_key"]
+    assert laptop_key and phone_key and phone_key != laptop_key
+    bob = await new_player(client)
+    bob_key = (await sign_up(client, bob, username="bob"))["device_key"]
+    # Someone else tries passwords for "ada" until the username's limit is used up.
+    for _ in range(3):
+        assert (await sign_in(client, password="guess number one")).status == 401
+        wrong_keys = (
+            None,
+            bob_key,
+            "not-a-key",
+            "abc.d\u00e9f",
+            laptop_key + "x",
+            "." + laptop_key.split(".")[1],
+        )
+    for key in wrong_keys:
+        r = await sign_in(client, device_key=key)
+        assert r.status == 429, (key, r.status)
+        assert (await r.json())["error"]["limit"] == "login_account"
+    # Ada's devices still get in: each is held to a limit of its own.
+    r = await sign_in(client, device_key=phone_key)
+    assert r.status == 201, await r.text()
+    assert (await r.json())["player_id"] == ada["player_id"]
+    assert (await sign_in(client, password="a wrong one", device_key=phone_key)).status == 401
+    r = await sign_in(client, device_key=phone_key)
+    assert r.status == 429 and (await r.json())["error"]["limit"] == "login_device"
+    assert (await sign_in(client, device_key=laptop_key)).status == 201
+    # A key says nothing on its own: with a wrong password it is the same 401 as without.
+    assert (await sign_in(client, username="bob", password="a wrong one", device_key=bob_key)).status == 401
+    r = await sign_in(client, device_key="k" * 129)
+    assert r.status == 400 and (await r.json())["error"]["code"] == "bad_request"
+
+
+async def test_the_account_gives_a_device_key_once_it_has_a_username(make_client):
+    client = await make_client()
+    ada = await new_player(client)
+    assert (await (await client.get("/api/account", headers=auth(ada))).json())["device_key"] is None
+    await sign_up(client, ada)
+    account = await (await client.get("/api/account", headers=auth(ada))).json()
+    r = await sign_in(client, device_key=account["device_key"])
+    assert r.status == 201
 
 
 async def test_sessions_are_listed_and_a_revoked_token_stops_at_once_and_its_socket_closes(make_client):

@@ -19,17 +19,21 @@ async def test_login_lists_and_revokes_sessions(base_url):
         await phone.login("ada", "wrong horse battery")
     signed_in = await phone.login("ADA", "correct horse battery")
     assert signed_in.player_id == ada.player_id and phone.token == signed_in.token != laptop.token
-    assert signed_in.token not in repr(signed_in)
+    assert signed_in.token not in repr(signed_in) and signed_in.device_key not in repr(signed_in)
+    # A device key from an earlier answer: the next login from this program sends it.
+    again = await phone.login("ada", "correct horse battery", device_key=signed_in.device_key)
+    assert again.player_id == ada.player_id and again.device_key and again.device_key != signed_in.device_key
+    assert account["device_key"]
 
     sessions = await phone.sessions()
-    assert [s.current for s in sessions] == [False, True]
-    assert sessions[1].session_id == signed_in.session_id and sessions[1].device == "ginrummy-client"
+    assert [s.current for s in sessions] == [False, False, True]
+    assert sessions[2].session_id == again.session_id and sessions[2].device == "ginrummy-client"
 
-    assert await phone.revoke_other_sessions() == 1
+    assert await phone.revoke_other_sessions() == 2
     with pytest.raises(Unauthorized):
         await laptop.me()
     await phone.sign_out()
     assert phone.token is None
-    again = GinRummyClient(base_url, token=signed_in.token)
+    again = GinRummyClient(base_url, token=again.token)
     with pytest.raises(Unauthorized):
         await again.me()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import urllib.error
 import urllib.request
 
 import pytest
@@ -49,6 +50,7 @@ def test_sign_up_passkey_sign_in_elsewhere_and_sign_out_everywhere(server, new_p
     # Chromium reports the wrong password's and the revoked token's 401s in the console.
     console.allow(r"status of 401 \(Unauthorized\)")
     console.allow(r"status of 400 \(Bad Request\)")  # the weak password, refused in words
+    console.allow(r"status of 429 \(Too Many Requests\)")  # a username's sign-ins used up
     options = PHONE if size == "phone" else DESKTOP
     # WebAuthn needs a domain for its relying party: localhost, not 127.0.0.1.
     base = server.replace("127.0.0.1", "localhost")
@@ -106,10 +108,43 @@ def test_sign_up_passkey_sign_in_elsewhere_and_sign_out_everywhere(server, new_p
     expect(first.get_by_role("heading", name="Sign in")).to_be_visible()
     shot(first, f"account-signed-out-{size}")
 
+    # Someone else tries passwords for "ada" until the username's limit is used up; the first
+    # browser, which signed in to the account before, still gets in (its device key).
+    assert use_up_sign_ins(base, "ada") == 429
+    stranger = new_page(**options)  # a browser that never signed in to the account is held back
+    open_account(stranger, base)
+    stranger.get_by_label("Username").fill("ada")
+    stranger.get_by_label("Password").fill(PASSWORD)
+    stranger.get_by_role("button", name="Sign in", exact=True).click()
+    expect(stranger.get_by_role("alert")).to_have_text(
+        re.compile(
+            r"^Too many sign-ins were tried for this username\. Try again in \d+ seconds?, or sign in with a passkey\.$"
+        )
+    )
+    shot(stranger, f"account-held-back-{size}")
+    first.get_by_label("Username").fill("ada")
+    first.get_by_label("Password").fill(PASSWORD)
+    first.get_by_role("button", name="Sign in", exact=True).click()
+    expect(first.get_by_text("Signed in as ada (playing as Ada).")).to_be_visible()
+
     # Signing out the last device leaves the sign-in form.
     third.get_by_role("button", name="Sign out", exact=True).click()
     expect(third.get_by_role("heading", name="Sign in")).to_be_visible()
     expect(third.get_by_text(re.compile("Sign in to play as yourself"))).to_be_visible()
+
+
+def use_up_sign_ins(base: str, username: str) -> int:
+    """Wrong passwords for ``username`` until refused for it; the refusal's status."""
+    for _ in range(20):
+        body = json.dumps({"username": username, "password": "not the password"}).encode()
+        req = urllib.request.Request(base + "/api/sessions", body, {"Content-Type": "application/json"})
+        try:
+            urllib.request.urlopen(req, timeout=10)
+        except urllib.error.HTTPError as e:
+            if e.code != 401:
+                assert json.loads(e.read())["error"]["limit"] == "login_account"
+                return e.code
+    return 0
 
 
 def new_player(base: str, name: str) -> dict:

@@ -21,11 +21,20 @@ class SignedIn:
     username: str | None
     token: str = field(repr=False)
     session_id: str
+    device_key: str | None = field(default=None, repr=False)
+    """Pass it to the next :meth:`AccountsMixin.login` of this username from this program: a
+    device that signed in before is held to a sign-in limit of its own, which wrong passwords
+    others try for the username do not use up."""
 
     @staticmethod
     def from_wire(d: Mapping[str, Any]) -> SignedIn:
         return SignedIn(
-            str(d["player_id"]), str(d["name"]), d.get("username"), str(d["token"]), str(d["session_id"])
+            str(d["player_id"]),
+            str(d["name"]),
+            d.get("username"),
+            str(d["token"]),
+            str(d["session_id"]),
+            d.get("device_key"),
         )
 
 
@@ -57,7 +66,7 @@ class AccountsMixin:
 
     async def add_password(self, username: str, password: str) -> dict[str, Any]:
         """Give this (anonymous) player a username and password; the account
-        (``{player_id, name, username, passkeys, session_id}``)."""
+        (``{player_id, name, username, passkeys, session_id, device_key}``)."""
         return dict(
             await self.request("POST", "/api/account/password", {"username": username, "password": password})
         )
@@ -65,12 +74,15 @@ class AccountsMixin:
     async def account(self) -> dict[str, Any]:
         return dict(await self.request("GET", "/api/account"))
 
-    async def login(self, username: str, password: str) -> SignedIn:
+    async def login(self, username: str, password: str, device_key: str | None = None) -> SignedIn:
         """Sign in: a new session of that player, whose token this client keeps from now on.
-        A wrong username or password raises ``Unauthorized`` (the same for both)."""
-        signed_in = SignedIn.from_wire(
-            await self.request("POST", "/api/sessions", {"username": username, "password": password})
-        )
+        A wrong username or password raises ``Unauthorized`` (the same for both).
+        ``device_key``: one an earlier answer for this account gave (:attr:`SignedIn.device_key`,
+        or the account's ``device_key``), to be held to this device's own sign-in limit."""
+        body = {"username": username, "password": password}
+        if device_key is not None:
+            body["device_key"] = device_key
+        signed_in = SignedIn.from_wire(await self.request("POST", "/api/sessions", body))
         self.token = signed_in.token
         return signed_in
 

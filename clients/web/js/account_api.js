@@ -6,15 +6,46 @@
 import { api, ApiError } from "./api.js";
 import { store } from "./store.js";
 
-export const getAccount = () => api("GET", "/api/account");
-export const addPassword = (username, password) => api("POST", "/api/account/password", { username, password });
+export const getAccount = async () => keepDeviceKey(await api("GET", "/api/account"));
+export const addPassword = (username, password) =>
+  inWords(async () => keepDeviceKey(await api("POST", "/api/account/password", { username, password })));
 export const listSessions = () => api("GET", "/api/sessions");
 export const revokeSession = (id) => api("DELETE", `/api/sessions/${encodeURIComponent(id)}`);
 export const revokeOthers = () => api("POST", "/api/sessions/revoke-others");
 export const listPasskeys = () => api("GET", "/api/passkeys");
 export const removePasskey = (id) => api("DELETE", `/api/passkeys/${encodeURIComponent(id)}`);
 
+const LIMITS = {
+  login_account: "Too many sign-ins were tried for this username",
+  login_device: "Too many sign-ins were tried from this browser",
+  login_address: "Too many sign-ins were tried from your network",
+  signup: "Too many usernames were tried from your network",
+};
+
+/** Run `work`; a sign-in or sign-up limit's 429 becomes a sentence saying when to try again. */
+async function inWords(work) {
+  try {
+    return await work();
+  } catch (e) {
+    if (e instanceof ApiError && e.code === "rate_limited" && LIMITS[e.limit]) {
+      const s = Math.max(1, Math.ceil(e.resetIn ?? 60));
+      const passkey = e.limit === "login_account" ? ", or sign in with a passkey" : "";
+      e.message = `${LIMITS[e.limit]}. Try again in ${s} second${s === 1 ? "" : "s"}${passkey}.`;
+    }
+    throw e;
+  }
+}
+
+// Every answer that shows an account carries this browser's device key for it: sent with the
+// next sign-in to that username, it holds this browser to a limit of its own, not the
+// username's, which wrong passwords tried by anyone else use up. Kept after signing out.
+function keepDeviceKey(account) {
+  if (account?.username && account.device_key) store.saveDeviceKey(account.username, account.device_key);
+  return account;
+}
+
 function remember(signedIn) {
+  keepDeviceKey(signedIn);
   store.player = { player_id: signedIn.player_id, name: signedIn.name, token: signedIn.token };
   store.currentMatch = null; // the other device's match, if any, is listed on the start page
   return store.player;
@@ -22,7 +53,9 @@ function remember(signedIn) {
 
 /** Sign in with a username and password; this browser becomes that player. */
 export async function signIn(username, password) {
-  return remember(await api("POST", "/api/sessions", { username, password }));
+  const deviceKey = store.deviceKey(username);
+  const body = deviceKey ? { username, password, device_key: deviceKey } : { username, password };
+  return remember(await inWords(() => api("POST", "/api/sessions", body)));
 }
 
 /** Sign this browser out (its session is revoked on the server) and forget the player. */
@@ -70,5 +103,5 @@ export async function signInWithPasskey() {
   } catch (e) {
     throw new ApiError(0, "cancelled", `No passkey was used (${e.name}).`);
   }
-  return remember(await api("POST", "/api/passkeys/login", { challenge_id, credential: credential.toJSON() }));
+  return remember(await inWords(() => api("POST", "/api/passkeys/login", { challenge_id, credential: credential.toJSON() })));
 }

@@ -4,12 +4,14 @@
 import { store } from "./store.js";
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, error = {}) {
     // Shown to people as a sentence ("Wrong username or password"); the server's messages start
     // in lower case, as the protocol's do.
     super(message ? message[0].toUpperCase() + message.slice(1) : message);
     this.status = status;
     this.code = code;
+    this.limit = error.limit ?? null; // a 429's: which limit, and seconds until it lets go
+    this.resetIn = error.reset_in ?? null;
   }
 }
 
@@ -36,7 +38,7 @@ export async function api(method, path, body) {
   }
   if (!response.ok) {
     const err = data?.error || {};
-    throw new ApiError(response.status, err.code || "http_" + response.status, err.message || response.statusText);
+    throw new ApiError(response.status, err.code || "http_" + response.status, err.message || response.statusText, err);
   }
   return data;
 }

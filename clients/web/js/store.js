@@ -3,6 +3,10 @@
 // the only truth, this is only how to find it again after a reload.
 
 const PREFIX = "ginrummy.";
+const DEVICE_KEYS = 8; // the accounts this browser keeps a device key for, most recent last
+
+/** A username as the server compares them (NFKC, case folded; lower case is close enough). */
+const usernameKey = (username) => String(username).trim().normalize("NFKC").toLowerCase();
 
 function read(key, fallback = null) {
   try {
@@ -56,6 +60,18 @@ export const store = {
   },
   saveSeenResult(id, n) {
     write(`seen.${id}`, n);
+  },
+  /** This browser's device key for signing in to the account ``username`` (null: none yet). */
+  deviceKey(username) {
+    return read("devices", {})[usernameKey(username)] ?? null;
+  },
+  saveDeviceKey(username, key) {
+    const keys = read("devices", {});
+    delete keys[usernameKey(username)];
+    keys[usernameKey(username)] = key;
+    const names = Object.keys(keys);
+    for (const name of names.slice(0, Math.max(0, names.length - DEVICE_KEYS))) delete keys[name];
+    write("devices", keys);
   },
   sortMode() {
     return read("sort", "best");
