@@ -51,6 +51,7 @@ from server.rules import (
     Action,
     Discard,
     Draw,
+    HandResult,
     HandState,
     Knock,
     Pass,
@@ -155,11 +156,16 @@ class HandAnalysis:
 class MatchAnalysis:
     seat: int
     hands: tuple[HandAnalysis, ...]
-    points: int
-    """The points the seat actually won less those the opponent won, over these hands."""
+    hand_points: tuple[int, ...]
+    """Each hand's points for the seat (:func:`seat_points`), in the order of ``hands``."""
     opponent: tuple[HandAnalysis, ...]
     """The other seat's play in the same hands, from its own view: what it lost comes back to
     this seat, so over many hands ``luck - lost + opponent_lost`` comes near ``points``."""
+
+    @property
+    def points(self) -> int:
+        """The points the seat actually won less those the opponent won, over these hands."""
+        return sum(self.hand_points)
 
     @property
     def luck(self) -> float:
@@ -405,16 +411,22 @@ def analyse_match(
     scores = match_scores(match)
     done = len(match.results)
     out: tuple[list[HandAnalysis], list[HandAnalysis]] = ([], [])
-    points = 0
+    points: list[int] = []
     for i, log in enumerate(match.log[:done]):
         if hands is not None and log.number not in hands:
             continue
         for s, found in enumerate(out):
             found.append(analyse_hand(match.rules, log, s, scores[i], worlds=worlds))
-        r = match.results[i]
-        if r.winner is not None:
-            points += r.points if r.winner == seat else -r.points
-    return MatchAnalysis(seat, tuple(out[seat]), points, tuple(out[1 - seat]))
+        points.append(seat_points(match.results[i], seat))
+    return MatchAnalysis(seat, tuple(out[seat]), tuple(points), tuple(out[1 - seat]))
+
+
+def seat_points(result: HandResult, seat: int) -> int:
+    """What a finished hand scored for ``seat``: its points when the seat won them, less them
+    when the opponent did, 0 when nobody did (a dead hand)."""
+    if result.winner is None:
+        return 0
+    return result.points if result.winner == seat else -result.points
 
 
 def hint(view: SeatView, *, worlds: int = WORLDS) -> Decision:

@@ -119,7 +119,7 @@ class Analyses:
         state = replay(meta, actions)
         scores = explain.match_scores(state)
         hands: tuple[list[explain.HandAnalysis], list[explain.HandAnalysis]] = ([], [])
-        points = 0
+        points: list[int] = []
         # Hand by hand, both seats at once (the opponent's losses come back to the player), each
         # its own job: a long match does not hold a worker for seconds, a match in play computes
         # only the hand that has just finished, and the other player asking finds both done.
@@ -141,9 +141,8 @@ class Analyses:
             )
             for s, found in enumerate(both):
                 hands[s].append(found)
-            if result.winner is not None:
-                points += result.points if result.winner == seat else -result.points
-        analysis = explain.MatchAnalysis(seat, tuple(hands[seat]), points, tuple(hands[1 - seat]))
+            points.append(explain.seat_points(result, seat))
+        analysis = explain.MatchAnalysis(seat, tuple(hands[seat]), tuple(points), tuple(hands[1 - seat]))
         return AnalysisResult(meta, analysis, self.worlds)
 
     async def hint(self, player: PlayerRecord, match_id: str) -> HintResult:

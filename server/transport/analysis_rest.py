@@ -91,11 +91,12 @@ def analysis(result: AnalysisResult) -> wa.MatchAnalysis:
                 start_value=h.start_value,
                 lost=round(h.lost, 1),
                 opponent_lost=round(theirs.lost, 1),
+                points=points,
                 mistakes=[d.step for d in h.mistakes],
                 decisions=[decision(d) for d in h.decisions],
                 opponent_mistakes=[decision(d) for d in theirs.mistakes],
             )
-            for h, theirs in zip(a.hands, a.opponent, strict=True)
+            for h, theirs, points in zip(a.hands, a.opponent, a.hand_points, strict=True)
         ],
         luck=round(a.luck, 1),
         lost=round(a.lost, 1),

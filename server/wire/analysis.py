@@ -53,7 +53,8 @@ class AnalysedDecision(_Wire):
 class HandAnalysis(_Wire):
     """One finished hand: its luck (``start_value``, what the deal was worth to the player at its
     first decision), the value it lost (``lost``), the value the opponent lost the same way from
-    its own view (``opponent_lost``, which comes back to the player), its mistakes
+    its own view (``opponent_lost``, which comes back to the player), what it scored
+    (``points``), its mistakes
     (``mistakes``: the steps of the mistaken decisions, the biggest first), and the opponent's
     (``opponent_mistakes``: those decisions of the opponent, the biggest first; a finished
     hand's record shows its cards)."""
@@ -62,6 +63,13 @@ class HandAnalysis(_Wire):
     start_value: Points
     lost: Annotated[float, Meta(ge=0)]
     opponent_lost: Annotated[float, Meta(ge=0)]
+    points: Annotated[
+        int,
+        Meta(
+            description="what the hand scored for this seat: its points when it won them, less them when "
+            "the opponent did, 0 for a dead hand (the hands' points add up to the match's points)"
+        ),
+    ]
     mistakes: list[int]
     decisions: list[AnalysedDecision]
     opponent_mistakes: list[AnalysedDecision]

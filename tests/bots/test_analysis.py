@@ -148,6 +148,9 @@ def test_a_match_analysis_covers_finished_hands_adds_up_and_is_deterministic() -
     other = analyse_match(m, 0, worlds=WORLDS)
     assert analysis.opponent == other.hands and other.opponent == analysis.hands
     assert analysis.opponent_lost == other.lost and other.points == -analysis.points
+    r = m.results[0]
+    assert analysis.hand_points == ({None: 0, 1: r.points, 0: -r.points}[r.winner],)
+    assert analysis.points == analysis.hand_points[0] == -other.hand_points[0]
     # A hand left unfinished by a resignation keeps its cards hidden: neither seat's play in it
     # is analysed.
     m.resign(0)

@@ -404,6 +404,7 @@ def test_the_analysis_text_lists_both_players_mistakes():
         "start_value": -1.5,
         "lost": 4.0,
         "opponent_lost": 3.2,
+        "points": -23,
         "mistakes": [3],
         "decisions": [mistake(3, "Kh", "9s", 4.0)],
         "opponent_mistakes": [mistake(6, "Qc", "2d", 3.2)],
@@ -411,7 +412,7 @@ def test_the_analysis_text_lists_both_players_mistakes():
     text = format_analysis({"summary": "Deals: -1.5 ...", "hands": [hand]}).splitlines()
     assert text == [
         "Deals: -1.5 ...",
-        "Hand 1: deal worth -1.5, lost 4.0 (1 mistake), opponent lost 3.2",
+        "Hand 1: deal worth -1.5, lost 4.0 (1 mistake), opponent lost 3.2, result -23",
         "  step 3: you discard Kh, Hard would discard 9s (-4.0). Keep the cards with more ways to make melds.",
         "  step 6, your opponent: discard Qc, Hard would discard 2d (-3.2). Keep the cards with more ways to"
         " make melds.",

@@ -38,6 +38,12 @@ async def test_the_analysis_of_a_finished_match_for_its_player_only(make_client)
     assert analysis.status == "finished" and [h.number for h in analysis.hands] == [
         h["number"] for h in details["hands"]
     ]
+    # each hand's points, as its result scored them for the player, add up to the match's
+    assert [h.points for h in analysis.hands] == [
+        0 if h["winner"] is None else h["points"] if h["winner"] == 0 else -h["points"]
+        for h in details["hands"]
+    ]
+    assert sum(h.points for h in analysis.hands) == analysis.points and any(h.points for h in analysis.hands)
     assert analysis.budget.worlds == 2 and analysis.summary.startswith("Deals: ")
     for hand in analysis.hands:
         assert hand.decisions
@@ -85,6 +91,7 @@ async def test_between_two_people_each_one_s_losses_are_the_other_s_opponent_los
     )
     assert len(client.app[SERVICE].analyses) == worked_out == 2 * len(mine.hands) > 0
     assert (mine.seat, theirs.seat) == (0, 1) and theirs.points == -mine.points
+    assert [h.points for h in theirs.hands] == [-h.points for h in mine.hands]
     assert [h.opponent_lost for h in mine.hands] == [h.lost for h in theirs.hands]
     assert [h.opponent_lost for h in theirs.hands] == [h.lost for h in mine.hands]
     assert (mine.opponent_lost, theirs.opponent_lost) == (theirs.lost, mine.lost)

@@ -127,8 +127,12 @@ def test_hints_the_biggest_mistake_and_the_analysis_in_the_replay(server, new_pa
         "!They discarded K\u2665; Hard would discard 9\u2660 (\u22123.2). Throw the card that leaves the least deadwood."
     )
     expect(phone.get_by_text("plus your opponent's, comes near your result", exact=False)).to_be_visible()
+    # with what the hand scored for the player, signed (the hands' results add up to the summary's)
     expect(phone.locator(".analysis-panel").first).to_contain_text(
-        re.compile(r"Deal worth [+\u2212-]\d+\.\d; you lost \d+\.\d points, your opponent \d+\.\d\.")
+        re.compile(
+            r"Deal worth [+\u2212-]\d+\.\d; you lost \d+\.\d points, your opponent \d+\.\d\. "
+            r"Result: (0 points|[+\u2212][1-9]\d* points?)\."
+        )
     )
     too_wide = phone.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert too_wide <= 0, too_wide

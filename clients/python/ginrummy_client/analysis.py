@@ -31,7 +31,7 @@ def format_analysis(analysis: dict[str, Any], *, every: bool = False) -> str:
         lines.append(
             f"Hand {hand['number']}: deal worth {hand['start_value']:+.1f}, lost {hand['lost']:.1f}"
             f" ({len(hand['mistakes'])} mistake{'s' if len(hand['mistakes']) != 1 else ''}),"
-            f" opponent lost {hand['opponent_lost']:.1f}"
+            f" opponent lost {hand['opponent_lost']:.1f}, result {hand['points']:+d}"
         )
         by_step = {d["step"]: d for d in hand["decisions"]}
         shown = list(hand["mistakes"])

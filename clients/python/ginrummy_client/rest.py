@@ -291,7 +291,7 @@ class GinRummyClient(AccountsMixin, ExportsMixin, LadderMixin):
     async def analysis(self, match_id: str) -> dict[str, Any]:
         """Hard's analysis of your decisions in the match's finished hands (explained play):
         ``{summary, luck, lost, opponent_lost, points, hands: [{number, start_value, lost,
-        opponent_lost, mistakes, decisions}]}``; print it with :func:`ginrummy_client.analysis.format_analysis`."""
+        opponent_lost, points, mistakes, decisions}]}``; print it with :func:`ginrummy_client.analysis.format_analysis`."""
         self._auth()
         return dict(await self.request("GET", f"/api/matches/{urllib.parse.quote(match_id)}/analysis"))
 

@@ -45,6 +45,8 @@ export function bestText(best, played) {
 }
 
 const points = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x).toFixed(1)}`;
+/** What the hand scored for the player, signed as the summary's "Result". */
+const handResult = (hand) => `Result: ${hand.points > 0 ? "+" : hand.points < 0 ? "\u2212" : ""}${Math.abs(hand.points)} point${Math.abs(hand.points) === 1 ? "" : "s"}.`;
 
 /** A decision's loss in brackets; none (Hard chose otherwise, but the values say the played
  * action is worth as much) is said in words, not as "−0.0". */
@@ -88,7 +90,7 @@ export function replayAnalysis(analysis, handNumber, step, go) {
     h(
       "p",
       { class: "muted" },
-      `This deal was worth ${points(hand.start_value)} to you; you lost ${hand.lost.toFixed(1)} points, ${hand.mistakes.length} mistake${hand.mistakes.length === 1 ? "" : "s"}; your opponent lost ${hand.opponent_lost.toFixed(1)}.`,
+      `This deal was worth ${points(hand.start_value)} to you; you lost ${hand.lost.toFixed(1)} points, ${hand.mistakes.length} mistake${hand.mistakes.length === 1 ? "" : "s"}; your opponent lost ${hand.opponent_lost.toFixed(1)}. ${handResult(hand)}`,
     ),
     h(
       "ol",
@@ -194,7 +196,7 @@ export function mountAnalysis(root, { matchId }) {
             "section",
             { class: "panel analysis-panel" },
             h("h2", {}, `Hand ${hand.number}`),
-            h("p", { class: "muted" }, `Deal worth ${points(hand.start_value)}; you lost ${hand.lost.toFixed(1)} points, your opponent ${hand.opponent_lost.toFixed(1)}.`),
+            h("p", { class: "muted" }, `Deal worth ${points(hand.start_value)}; you lost ${hand.lost.toFixed(1)} points, your opponent ${hand.opponent_lost.toFixed(1)}. ${handResult(hand)}`),
             h("ol", { class: "decision-list" }, [...hand.mistakes.map((s) => byStep.get(s)), ...rest].map((d) => decisionLine(d))),
             hand.mistakes.length || rest.length ? null : h("p", {}, "You played this hand as Hard would."),
             opponentMistakes(hand),
