@@ -6,9 +6,9 @@ revoking sessions leaves passkeys).
 Signing in is rate limited per client address (``login_address``) and per username
 (``login_account``) before any password is checked; a device that sends a valid device key of
 the account (given with every answer that shows the account) is held to its own limit
-(``login_device``) instead of the username's, which anyone can use up. The passkeys' relying party is the host
-the client reached (``request.host``, as the proxy reports it), its origin that host's scheme
-and host.
+(``login_device``) instead of the username's, which anyone can use up. The passkeys' relying
+party is the host the client reached (``request.host``, as the proxy reports it), its origin
+that host's scheme and host.
 
 A revoked session's sockets are closed on every process (the service tells this module); after
 the broadcaster may have missed notifications, each socket's session is checked again.

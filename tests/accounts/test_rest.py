@@ -224,15 +224,18 @@ async def test_sign_out_everywhere_keeps_only_the_current_session(make_client):
     assert [s["session_id"] for s in sessions] == [tablet["session_id"]]
 
 
-async def test_no_log_line_holds_a_password_or_a_token(make_client, caplog):
+async def test_no_log_line_holds_a_password_a_token_or_a_device_key(make_client, caplog):
     caplog.set_level(logging.DEBUG)
-    client = await make_client()
+    client = await make_client(limits=Limits(login_device_rate="2/minute"))
     ada = await new_player(client)
-    await sign_up(client, ada)
+    key = (await sign_up(client, ada))["device_key"]
     await sign_in(client, password="a wrong one!")
-    phone = await (await sign_in(client)).json()
+    phone = await (await sign_in(client, device_key=key)).json()
+    await sign_in(client, password="a wrong one!", device_key=key)
+    assert (await sign_in(client, device_key=key)).status == 429  # the device's own limit, logged
     await client.post("/api/sessions/revoke-others", headers=auth(phone))
-    secrets = [PASSWORD, "a wrong one!", ada["token"], phone["token"]]
+    nonces = [k.split(".")[0] for k in (key, phone["device_key"])]
+    secrets = [PASSWORD, "a wrong one!", ada["token"], phone["token"], key, phone["device_key"], *nonces]
     for record in caplog.records:
         text = record.getMessage() + " " + " ".join(f"{k}={v}" for k, v in vars(record).items())
         assert not any(s in text for s in secrets), record.getMessage()

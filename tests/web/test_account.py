@@ -3,7 +3,9 @@ played adds a username and password, registers a passkey (Chromium's virtual aut
 signs in on a second browser with the password (the match in progress is there) and on a third
 with the passkey, lists the devices and signs out everywhere else; the first browser then finds
 itself signed out. A player's passkeys are listed (device and date) and one is removed, with the
-keyboard, after a question; that passkey then signs in no more."""
+keyboard, after a question; that passkey then signs in no more. When someone else uses up a
+username's sign-ins, a browser that signed in to the account before still gets in (its device
+key) and a stranger's is told in words when to try again, as with the sign-up limit."""
 
 from __future__ import annotations
 
@@ -229,3 +231,32 @@ def test_a_passkey_is_listed_and_removed_with_the_keyboard_and_signs_in_no_more(
     expect(other.get_by_role("alert")).not_to_be_empty()
     expect(other.get_by_role("heading", name="Sign in")).to_be_visible()
     expect(other.get_by_text("Signed in as")).to_have_count(0)
+
+
+def test_a_sign_up_limit_is_said_in_words(server, new_page, console):
+    console.allow(r"status of 429 \(Too Many Requests\)")
+    ada = new_player(server, "Ada")
+    # Usernames tried from this address (each refused, each counted) until the limit holds.
+    for attempt in range(20):
+        body = json.dumps({"username": f"name{attempt}"}).encode()  # no password: 400, counted
+        req = urllib.request.Request(
+            server + "/api/account/password",
+            body,
+            {"Content-Type": "application/json", "Authorization": f"Bearer {ada['token']}"},
+        )
+        try:
+            urllib.request.urlopen(req, timeout=10)
+        except urllib.error.HTTPError as e:
+            if e.code == 429:
+                break
+    else:
+        pytest.fail("the sign-up limit never held")
+    page = new_page(**PHONE)
+    page.add_init_script(f"localStorage.setItem('ginrummy.player', {json.dumps(json.dumps(ada))});")
+    open_account(page, server)
+    page.get_by_label("Username").first.fill("ada")
+    page.get_by_label("Password (8 characters or more)").fill(PASSWORD)
+    page.get_by_role("button", name="Create account").click()
+    expect(page.get_by_role("alert")).to_have_text(
+        re.compile(r"^Too many usernames were tried from your network\. Try again in \d+ seconds?\.$")
+    )
