@@ -51,6 +51,10 @@ def test_a_rated_challenge_is_listed_in_the_lobby_and_accepted_from_a_phone(serv
     challenge = bob.get_by_role("listitem").filter(has_text="Ada")
     expect(challenge).to_contain_text("Rated")
     expect(challenge).to_contain_text("Not rated yet")
+    # The count sits under its heading (the grid's gap alone between them: it was 80 px).
+    heading = bob.get_by_role("heading", name="Open challenges").bounding_box()
+    count = bob.get_by_text("1 open challenge.", exact=True).bounding_box()
+    assert heading and count and 0 <= count["y"] - (heading["y"] + heading["height"]) <= 24, (heading, count)
     shot(bob, "ratings-lobby-phone")
     bob.get_by_label("Your name").fill("Bob")
     bob.get_by_role("button", name="Accept Ada's challenge").tap()
