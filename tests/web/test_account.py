@@ -260,3 +260,34 @@ def test_a_sign_up_limit_is_said_in_words(server, new_page, console):
     expect(page.get_by_role("alert")).to_have_text(
         re.compile(r"^Too many usernames were tried from your network\. Try again in \d+ seconds?\.$")
     )
+
+
+def test_the_browser_keeps_a_device_key_per_username_for_its_last_eight_accounts(server, new_page):
+    page = new_page(**DESKTOP)
+    page.goto(server + "/")
+    kept = page.evaluate(
+        """async () => {
+            const { store } = await import("./js/store.js");
+            for (let i = 1; i <= 10; i++) store.saveDeviceKey(`Player${i}`, `key${i}`);
+            store.saveDeviceKey("player3", "key3b");  // saved again: the newest, not dropped
+            store.saveDeviceKey("\\uff21\\uff24\\uff21", "ada-key");  // fullwidth ADA
+            return {
+                ada: store.deviceKey(" ada "),
+                first: store.deviceKey("player1"),
+                second: store.deviceKey("Player2"),
+                third: store.deviceKey("PLAYER3"),
+                fourth: store.deviceKey("player4"),
+                last: store.deviceKey("player10"),
+                count: Object.keys(JSON.parse(localStorage.getItem("ginrummy.devices"))).length,
+            };
+        }"""
+    )
+    assert kept == {
+        "ada": "ada-key",
+        "first": None,
+        "second": None,
+        "third": "key3b",
+        "fourth": None,
+        "last": "key10",
+        "count": 8,
+    }
