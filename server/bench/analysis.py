@@ -31,7 +31,6 @@ from server.bots.analysis import (
     evaluate,
     match_scores,
     seat_decisions,
-    seat_points,
 )
 from server.rules import RULES
 from server.rules.match import MatchState
@@ -77,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
             mine = analyse_hand(m.rules, log, 0, scores[h], worlds=args.worlds)  # as now
             now.cpu += time.process_time() - start
             theirs = analyse_hand(m.rules, log, 1, scores[h], worlds=args.worlds)
-            books.append((mine.start_value - mine.lost + theirs.lost, seat_points(result, 0)))
+            books.append((mine.start_value - mine.lost + theirs.lost, result.points_for(0)))
             for checked, (step, view, played) in zip(
                 mine.decisions, seat_decisions(m.rules, log, 0, scores[h]), strict=True
             ):

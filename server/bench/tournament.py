@@ -260,8 +260,7 @@ def play_deal(args: tuple[str, str, str, str, int, dict[str, int]]) -> tuple[int
                 sp.mirror(action, drawn)
         r = hand.result
         assert r is not None
-        if r.winner is not None:
-            total += r.points if r.winner == a_seat else -r.points
+        total += r.points_for(a_seat)
     return total, 2, a_times
 
 

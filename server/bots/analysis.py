@@ -51,7 +51,6 @@ from server.rules import (
     Action,
     Discard,
     Draw,
-    HandResult,
     HandState,
     Knock,
     Pass,
@@ -157,7 +156,8 @@ class MatchAnalysis:
     seat: int
     hands: tuple[HandAnalysis, ...]
     hand_points: tuple[int, ...]
-    """Each hand's points for the seat (:func:`seat_points`), in the order of ``hands``."""
+    """Each hand's points for the seat (:meth:`~server.rules.HandResult.points_for`), in the
+    order of ``hands``."""
     opponent: tuple[HandAnalysis, ...]
     """The other seat's play in the same hands, from its own view: what it lost comes back to
     this seat, so over many hands ``luck - lost + opponent_lost`` comes near ``points``."""
@@ -417,16 +417,8 @@ def analyse_match(
             continue
         for s, found in enumerate(out):
             found.append(analyse_hand(match.rules, log, s, scores[i], worlds=worlds))
-        points.append(seat_points(match.results[i], seat))
+        points.append(match.results[i].points_for(seat))
     return MatchAnalysis(seat, tuple(out[seat]), tuple(points), tuple(out[1 - seat]))
-
-
-def seat_points(result: HandResult, seat: int) -> int:
-    """What a finished hand scored for ``seat``: its points when the seat won them, less them
-    when the opponent did, 0 when nobody did (a dead hand)."""
-    if result.winner is None:
-        return 0
-    return result.points if result.winner == seat else -result.points
 
 
 def hint(view: SeatView, *, worlds: int = WORLDS) -> Decision:

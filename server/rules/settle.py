@@ -72,6 +72,13 @@ class HandResult:
     def melds(self) -> tuple[tuple[Meld, ...], tuple[Meld, ...]]:
         return (self.arrangements[0].melds, self.arrangements[1].melds)
 
+    def points_for(self, seat: int) -> int:
+        """What the hand scored for ``seat``: the points when the seat won them, less them when
+        the opponent did, 0 when nobody did (a dead hand)."""
+        if self.winner is None:
+            return 0
+        return self.points if self.winner == seat else -self.points
+
 
 def _sorted_hand(mask: int) -> tuple[Card, ...]:
     return tuple(sorted(from_mask(mask), key=lambda c: (c.suit, c.rank)))

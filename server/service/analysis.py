@@ -141,7 +141,7 @@ class Analyses:
             )
             for s, found in enumerate(both):
                 hands[s].append(found)
-            points.append(explain.seat_points(result, seat))
+            points.append(result.points_for(seat))
         analysis = explain.MatchAnalysis(seat, tuple(hands[seat]), tuple(points), tuple(hands[1 - seat]))
         return AnalysisResult(meta, analysis, self.worlds)
 

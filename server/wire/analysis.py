@@ -54,10 +54,9 @@ class HandAnalysis(_Wire):
     """One finished hand: its luck (``start_value``, what the deal was worth to the player at its
     first decision), the value it lost (``lost``), the value the opponent lost the same way from
     its own view (``opponent_lost``, which comes back to the player), what it scored
-    (``points``), its mistakes
-    (``mistakes``: the steps of the mistaken decisions, the biggest first), and the opponent's
-    (``opponent_mistakes``: those decisions of the opponent, the biggest first; a finished
-    hand's record shows its cards)."""
+    (``points``), its mistakes (``mistakes``: the steps of the mistaken decisions, the biggest
+    first), and the opponent's (``opponent_mistakes``: those decisions of the opponent, the
+    biggest first; a finished hand's record shows its cards)."""
 
     number: Annotated[int, Meta(ge=1)]
     start_value: Points

@@ -127,6 +127,9 @@ def test_a_dead_hand_scores_nothing():
     assert dead
     for i in dead:
         assert m.results[i].points == 0 and m.results[i].winner is None
+        assert m.results[i].points_for(0) == m.results[i].points_for(1) == 0
+    won = next(r for r in m.results if r.winner is not None and r.points)
+    assert won.points_for(won.winner) == won.points == -won.points_for(1 - won.winner)
     assert sum(m.hands_won) == len(m.results) - len(dead)
 
 

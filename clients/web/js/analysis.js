@@ -45,7 +45,7 @@ export function bestText(best, played) {
 }
 
 const points = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x).toFixed(1)}`;
-/** What the hand scored for the player, signed as the summary's "Result". */
+/** What the hand scored for the player, signed with a minus sign as `points` is. */
 const handResult = (hand) => `Result: ${hand.points > 0 ? "+" : hand.points < 0 ? "\u2212" : ""}${Math.abs(hand.points)} point${Math.abs(hand.points) === 1 ? "" : "s"}.`;
 
 /** A decision's loss in brackets; none (Hard chose otherwise, but the values say the played

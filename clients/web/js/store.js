@@ -67,8 +67,9 @@ export const store = {
   },
   saveDeviceKey(username, key) {
     const keys = read("devices", {});
-    delete keys[usernameKey(username)];
-    keys[usernameKey(username)] = key;
+    const name = usernameKey(username);
+    delete keys[name]; // saved again: it goes last, the newest
+    keys[name] = key;
     const names = Object.keys(keys);
     for (const name of names.slice(0, Math.max(0, names.length - DEVICE_KEYS))) delete keys[name];
     write("devices", keys);
