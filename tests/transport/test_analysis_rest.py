@@ -45,8 +45,13 @@ async def test_the_analysis_of_a_finished_match_for_its_player_only(make_client)
     ]
     assert sum(h.points for h in analysis.hands) == analysis.points and any(h.points for h in analysis.hands)
     assert analysis.budget.worlds == 2 and analysis.summary.startswith("Deals: ")
+    # a decision for each of the player's own actions, none in a hand the other seat ended
+    # before the player's first move (it took the upcard and knocked)
+    record = await (await client.get(f"/api/matches/{m['match_id']}/record", headers=auth(ada))).json()
+    own = {h["number"]: [i for i, a in enumerate(h["actions"]) if a["seat"] == 0] for h in record["hands"]}
+    assert any(own.values())
     for hand in analysis.hands:
-        assert hand.decisions
+        assert [d.step for d in hand.decisions] == own[hand.number]
         for d in hand.decisions:
             assert d.choices[0].action == d.best and d.explanation
             assert d.played in [c.action for c in d.choices] and d.best in [c.action for c in d.choices]
