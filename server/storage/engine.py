@@ -200,12 +200,21 @@ def discard_broken_connection(context: ExceptionContext) -> None:
         context.is_disconnect = True
 
 
+WAL_AUTOCHECKPOINT = 10_000
+"""The write-ahead log's length in pages (40 MB) past which a commit checkpoints it (SQLite's
+default: 1,000). A backstop: the group commit's checkpointer copies the log beside the writes,
+at most half a second behind them."""
+
+
 def sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     # WAL lets readers run beside the one writer; NORMAL sync in WAL mode survives a process
     # crash (kill -9): only an OS crash could lose the last commits.
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
+    # The group commit's checkpointer keeps the log short (.sqlite_checkpoint); a commit
+    # checkpoints only past this, should it ever fall that far behind.
+    cursor.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT}")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_SECONDS * 1000)}")
     cursor.close()

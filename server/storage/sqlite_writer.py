@@ -22,10 +22,10 @@ every batch on the thread, at the same CPU per move). Not the rate of changes, w
 rule used (inline below 200 a second): a thousand matches at a human pace make 500 a second
 with the loop three quarters idle, and there the thread's hop cost a sixth of the CPU per move.
 
-That connection never checkpoints the write-ahead log itself (a checkpoint copies pages into the
-database file and syncs it, milliseconds the loop must not spend): after ``CHECKPOINT_EVERY``
-batches on the loop's thread, the next batch goes to the writer thread, whose connection
-checkpoints as SQLite does by default (once the log is past 1,000 pages).
+No commit checkpoints the write-ahead log (a checkpoint copies pages into the database file and
+syncs it, milliseconds no batch should wait for): a :class:`.sqlite_checkpoint.Checkpointer`
+does, beside the writes, after a committed batch at most twice a second. The loop's connection
+never does; the others only past :data:`.engine.WAL_AUTOCHECKPOINT`, a backstop.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from pathlib import Path
 
 from .batch_sql import MAX_STATEMENTS, BatchSql, Rows
 from .engine import own_connection
+from .sqlite_checkpoint import Checkpointer
 
 INLINE_MAX = 4
 """The largest batch written on the loop's thread by default (``GINRUMMY_SQLITE_INLINE``)."""
@@ -47,8 +48,6 @@ BUSY_BELOW = 0.5
 """The share of the last second the loop's thread spent working from which every batch goes to
 the writer thread. A thousand matches at a human pace keep it about a quarter busy; a saturated
 server, four fifths or more."""
-CHECKPOINT_EVERY = 64
-"""Batches written on the loop's thread before one goes to the writer thread (to checkpoint)."""
 
 
 class SqliteWriter:
@@ -77,9 +76,9 @@ class SqliteWriter:
         self.threaded: sqlite3.Connection | None = None
         """The writer thread's connection (opened there)."""
         self.inline: sqlite3.Connection | None = None
-        """The loop thread's connection (``busy_timeout`` 0, no automatic checkpoint)."""
+        """The loop thread's connection (``busy_timeout`` 0)."""
         self._thread: ThreadPoolExecutor | None = None
-        self._since_thread = 0
+        self.checkpointer = Checkpointer(path, monotonic)
         self._monotonic = monotonic
         self._thread_time = thread_time
         """The CPU time of the calling thread (the loop's: :meth:`write` is only called there)."""
@@ -102,20 +101,19 @@ class SqliteWriter:
         if (
             0 < len(rows) <= self.inline_max
             and self.busy < BUSY_BELOW
-            and self._since_thread < CHECKPOINT_EVERY
             and not (self.lock is not None and self.lock.locked())  # else wait in turn, below
         ):
             ok = self._write_inline(rows)
             if ok is not None:
-                self._since_thread += 1
                 self.inline_batches += 1
+                self.checkpointer.after_batch()
                 return ok
         if self._thread is None:
             self._thread = ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer")
         async with self.lock or contextlib.nullcontext():
             ok = await asyncio.get_running_loop().run_in_executor(self._thread, self._write_threaded, rows)
-        self._since_thread = 0
         self.thread_batches += 1
+        self.checkpointer.after_batch()
         return ok
 
     def _write_inline(self, rows: list[Rows]) -> list[bool] | None:
@@ -125,7 +123,7 @@ class SqliteWriter:
         if conn is None:
             try:
                 conn = self._connect(0.0)
-                conn.execute("PRAGMA wal_autocheckpoint=0")
+                conn.execute("PRAGMA wal_autocheckpoint=0")  # never on the loop, even as a backstop
             except sqlite3.OperationalError:
                 return None  # the file busy even for that: the thread opens its own as before
             self.inline = conn
@@ -168,6 +166,7 @@ class SqliteWriter:
         return own_connection(self.path, timeout, cached_statements=MAX_STATEMENTS)
 
     async def close(self) -> None:
+        await self.checkpointer.close()
         if self.inline is not None:
             self.inline.close()
             self.inline = None

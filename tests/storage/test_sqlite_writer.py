@@ -1,7 +1,7 @@
 """The group commit on a SQLite file: a small batch, the file's write lock free, is written on
 the event loop's own thread and committed before its caller hears of it; a batch the file is
 busy for goes to the writer thread and waits there, never on the loop; a large batch always goes
-there; and the loop's own connection never checkpoints."""
+there; and no commit checkpoints: a checkpointer does, beside them."""
 
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 
 from server.storage import create_engine, upgrade
+from server.storage.engine import WAL_AUTOCHECKPOINT
 from server.storage.group_commit import GroupCommitStore
-from server.storage.sqlite_writer import BUSY_BELOW, CHECKPOINT_EVERY
+from server.storage.sqlite_checkpoint import CHECKPOINT_SECONDS, Checkpointer
+from server.storage.sqlite_writer import BUSY_BELOW
 from tests.scale.test_group_commit import matches, step
 
 
@@ -97,17 +99,51 @@ async def test_with_the_file_busy_a_small_batch_waits_on_the_writer_thread_not_t
     assert (writer.inline_batches, writer.thread_batches) == (1, 1)
 
 
-async def test_the_loops_connection_never_checkpoints_a_batch_on_the_writer_thread_does(sqlite_store):
-    store, _ = sqlite_store
-    (m,) = await matches(store, 1)
+async def test_no_commit_checkpoints_the_checkpointer_does_beside_the_writes(tmp_path: Path):
+    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'wal.db'}")
+    await upgrade(engine)
+    now = [100.0]
+    store = GroupCommitStore(engine, sqlite_timeout=5.0, sqlite_inline=4, monotonic=lambda: now[0])
     writer = store.sqlite
     assert writer is not None
-    for seq in range(1, CHECKPOINT_EVERY + 2):
-        assert await store.commit(step(m, seq))
-        m = (await store.load_match(m.match_id))[0]
-    assert writer.inline is not None
-    assert writer.inline.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
-    assert (writer.inline_batches, writer.thread_batches) == (CHECKPOINT_EVERY, 1)
+    writer.checkpointer._monotonic = lambda: now[0]
+    checkpointed: list[int] = []
+    run = writer.checkpointer._checkpoint
+
+    def traced() -> tuple[int, int, int]:
+        checkpointed.append(threading.get_ident())
+        return run()
+
+    writer.checkpointer._checkpoint = traced  # type: ignore[method-assign]
+    try:
+        ms = await matches(store, 12)
+        # The first batch starts a checkpoint; none other within CHECKPOINT_SECONDS.
+        assert await store.commit(step(ms[0], 1))
+        await writer.checkpointer.idle()
+        assert len(checkpointed) == 1 and checkpointed[0] != threading.get_ident()
+        for m in ms[1:3]:
+            assert await store.commit(step(m, 1))
+        await writer.checkpointer.idle()
+        assert len(checkpointed) == 1
+        # Inline and on the writer thread, the commits leave the log to the checkpointer.
+        assert await asyncio.gather(*(store.commit(step(m, 1)) for m in ms[3:])) == [True] * 9
+        assert writer.inline_batches >= 1 and writer.thread_batches >= 1
+        assert writer.inline is not None and writer.threaded is not None
+        assert writer.inline.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
+        assert writer.threaded.execute("PRAGMA wal_autocheckpoint").fetchone() == (WAL_AUTOCHECKPOINT,)
+        log = (tmp_path / "wal.db-wal").stat().st_size
+        # Later, the next batch's checkpoint copies every page the log holds.
+        now[0] += CHECKPOINT_SECONDS
+        assert await store.commit(step((await store.load_match(ms[0].match_id))[0], 2))
+        await writer.checkpointer.idle()
+        assert len(checkpointed) == 2 and writer.checkpointer.runs == 2
+        assert writer.checkpointer.last is not None
+        busy, pages, copied = writer.checkpointer.last
+        assert busy == 0 and pages == copied > 0 and log > 0
+        assert all(stored_version(tmp_path / "wal.db", m.match_id) == 1 for m in ms[1:])
+    finally:
+        await store.close()
+        await engine.dispose()
 
 
 async def test_off_every_batch_goes_to_the_writer_thread(tmp_path: Path):
@@ -172,3 +208,22 @@ async def test_while_the_loops_thread_is_busy_every_batch_goes_to_the_writer_thr
     assert writer.busy == pytest.approx(0.6)
     assert (writer.inline_batches, writer.thread_batches) == (2, 2)
     assert all(stored_version(path, m.match_id) == 1 for m in ms)
+
+
+async def test_a_checkpoint_that_fails_is_logged_and_tried_again_after_the_next_batch(tmp_path: Path, caplog):
+    now = [0.0]
+    checkpointer = Checkpointer(tmp_path / "no such folder" / "x.db", monotonic=lambda: now[0])
+    try:
+        checkpointer.after_batch()
+        await checkpointer.idle()
+        assert checkpointer.runs == 0 and "a checkpoint of the SQLite file failed" in caplog.text
+        (tmp_path / "no such folder").mkdir()
+        checkpointer.after_batch()  # too soon after the last: not started
+        await checkpointer.idle()
+        assert caplog.text.count("a checkpoint of the SQLite file failed") == 1
+        now[0] += CHECKPOINT_SECONDS
+        checkpointer.after_batch()
+        await checkpointer.idle()
+        assert checkpointer.runs == 1 and checkpointer.last is not None
+    finally:
+        await checkpointer.close()

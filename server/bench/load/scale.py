@@ -223,6 +223,10 @@ async def run_level(matches: int, variant: Variant, opts: ScaleOptions, log_dir:
         "batches_per_second": _delta(m0, m1, "ginrummy_commit_batch_size_count") / opts.duration,
         "batch_mean": _mean(m0, m1, "ginrummy_commit_batch_size"),
         "action_mean_ms": _mean_ms(m0, m1, "ginrummy_action_seconds"),
+        # Where an ack's tail is spent: the share of acts whose ack the server sent more than
+        # 50 ms after reading them, and of commits that took more than 50 ms.
+        "server_ack_over_50ms": _share_over(m0, m1, "ginrummy_action_seconds", "0.05"),
+        "commit_over_50ms": _share_over(m0, m1, "ginrummy_commit_seconds", "0.05"),
         "kb_per_live_match": (rss_live - rss_before) / max(1.0, live) / 1024,
         "errors": errors,
         "failures": [f for o in outs for f in o["failures"]][:3],
@@ -285,6 +289,17 @@ def _mean(m0: dict[str, float], m1: dict[str, float], name: str) -> float | None
     """
     count = _delta(m0, m1, f"{name}_count")
     return _delta(m0, m1, f"{name}_sum") / count if count else None
+
+
+def _share_over(m0: dict[str, float], m1: dict[str, float], name: str, le: str) -> float | None:
+    """The share of a histogram's observations over the window above its bucket ``le``.
+
+    >>> m1 = {"h_count": 10.0, "h_bucket{le=0.05}": 9.0}
+    >>> _share_over({"h_count": 2.0, "h_bucket{le=0.05}": 2.0}, m1, "h", "0.05")
+    0.125
+    """
+    count = _delta(m0, m1, f"{name}_count")
+    return (count - _delta(m0, m1, f"{name}_bucket{{le={le}}}")) / count if count else None
 
 
 def _mean_ms(m0: dict[str, float], m1: dict[str, float], name: str) -> float | None:
@@ -366,7 +381,8 @@ def format_run(r: dict[str, Any]) -> str:
         f"{r['actions_per_second']:>6.0f}/s  cpu/action {_f(r['server_cpu_ms_per_action'], 3):>6} ms  "
         f"cores {_f(r['server_cores'], 2)}  loop {_f(r.get('loop_running'), 2)} + "
         f"{_f(r.get('loop_waiting'), 2)} waiting  ack p50 {_f(r['ack_p50_ms'])} p99 {_f(r['ack_p99_ms'])} "
-        f"max {_f(r['ack_max_ms'])} ms  commit {_f(r.get('commit_mean_ms'))} ms  "
+        f"max {_f(r['ack_max_ms'])} ms  over 50 ms: server {_pct(r.get('server_ack_over_50ms'))} "
+        f"commit {_pct(r.get('commit_over_50ms'))}  commit {_f(r.get('commit_mean_ms'))} ms  "
         f"batches {_f(r.get('batches_per_second'), 0)}/s of {_f(r.get('batch_mean'))}  "
         f"gc>20ms {r['gc_slow_pauses']:g} (max {_f(r['gc_pause_max_ms'])} ms; "
         f"by CPU time {_f(r.get('gc_slow_pauses_cpu'), 0)}, max {_f(r.get('gc_pause_max_cpu_ms'))} ms; "
@@ -375,6 +391,10 @@ def format_run(r: dict[str, Any]) -> str:
         f"setup {r['setup_seconds']} s  "
         f"errors {sum(r['errors'].values())}"
     )
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.2f}%"
 
 
 def _generations(slow: dict[str, int] | None) -> str:
