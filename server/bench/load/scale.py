@@ -388,7 +388,7 @@ def format_run(r: dict[str, Any]) -> str:
         f"by CPU time {_f(r.get('gc_slow_pauses_cpu'), 0)}, max {_f(r.get('gc_pause_max_cpu_ms'))} ms; "
         f"by generation {_generations(r.get('gc_slow_by_generation'))})  "
         f"{_f(r['kb_per_live_match'])} KB/match  load gen {_f(r['client_cores'], 2)} cores  "
-        f"setup {r['setup_seconds']} s  "
+        f"setup {_f(r['setup_seconds'])} s  "
         f"errors {sum(r['errors'].values())}"
     )
 
