@@ -20,10 +20,10 @@ import logging
 import sqlite3
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .engine import own_connection
+from .sqlite_thread import ConnectionThread
 
 log = logging.getLogger("server.storage.sqlite_checkpoint")
 
@@ -39,8 +39,10 @@ class Checkpointer:
     def __init__(self, path: Path, monotonic: Callable[[], float] = time.monotonic) -> None:
         self.path = path
         self._monotonic = monotonic
-        self._thread: ThreadPoolExecutor | None = None
-        self._conn: sqlite3.Connection | None = None
+        # (PASSIVE never waits for a lock: it copies what it can now.)
+        self._thread = ConnectionThread(
+            "sqlite-checkpoint", lambda: own_connection(path, 1.0, cached_statements=4)
+        )
         self._running: asyncio.Future[tuple[int, int, int]] | None = None
         self._started: float | None = None
         self.runs = 0
@@ -57,9 +59,7 @@ class Checkpointer:
         ):
             return
         self._started = now
-        if self._thread is None:
-            self._thread = ThreadPoolExecutor(1, thread_name_prefix="sqlite-checkpoint")
-        self._running = asyncio.get_running_loop().run_in_executor(self._thread, self._checkpoint)
+        self._running = self._thread.run(self._checkpoint)
         self._running.add_done_callback(self._done)
 
     async def idle(self) -> None:
@@ -67,12 +67,10 @@ class Checkpointer:
         if self._running is not None:
             await asyncio.wait([self._running])
 
-    def _checkpoint(self) -> tuple[int, int, int]:
+    @staticmethod
+    def _checkpoint(conn: sqlite3.Connection) -> tuple[int, int, int]:
         """On the checkpoint thread."""
-        if self._conn is None:
-            # (PASSIVE never waits for a lock: it copies what it can now.)
-            self._conn = own_connection(self.path, 1.0, cached_statements=4)
-        busy, pages, copied = self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        busy, pages, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         return int(busy), int(pages), int(copied)
 
     def _done(self, future: asyncio.Future[tuple[int, int, int]]) -> None:
@@ -90,12 +88,4 @@ class Checkpointer:
     async def close(self) -> None:
         """Wait for the checkpoint under way; close the connection and the thread."""
         await self.idle()
-        if self._thread is not None:
-            await asyncio.get_running_loop().run_in_executor(self._thread, self._close)
-            self._thread.shutdown()
-            self._thread = None
-
-    def _close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+        await self._thread.close()

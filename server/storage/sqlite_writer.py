@@ -35,12 +35,12 @@ import contextlib
 import sqlite3
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .batch_sql import MAX_STATEMENTS, BatchSql, Rows
 from .engine import own_connection
 from .sqlite_checkpoint import Checkpointer
+from .sqlite_thread import ConnectionThread
 
 INLINE_MAX = 4
 """The largest batch written on the loop's thread by default (``GINRUMMY_SQLITE_INLINE``)."""
@@ -73,11 +73,9 @@ class SqliteWriter:
         self.sql = sql
         self.timeout = timeout
         self.inline_max = inline_max
-        self.threaded: sqlite3.Connection | None = None
-        """The writer thread's connection (opened there)."""
         self.inline: sqlite3.Connection | None = None
         """The loop thread's connection (``busy_timeout`` 0)."""
-        self._thread: ThreadPoolExecutor | None = None
+        self._thread = ConnectionThread("sqlite-writer", lambda: self._connect(self.timeout))
         self.checkpointer = Checkpointer(path, monotonic)
         self._monotonic = monotonic
         self._thread_time = thread_time
@@ -108,10 +106,8 @@ class SqliteWriter:
                 self.inline_batches += 1
                 self.checkpointer.after_batch()
                 return ok
-        if self._thread is None:
-            self._thread = ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer")
         async with self.lock or contextlib.nullcontext():
-            ok = await asyncio.get_running_loop().run_in_executor(self._thread, self._write_threaded, rows)
+            ok = await self._thread.run(lambda conn: self._write_threaded(conn, rows))
         self.thread_batches += 1
         self.checkpointer.after_batch()
         return ok
@@ -146,12 +142,14 @@ class SqliteWriter:
             raise
         return ok
 
-    def _write_threaded(self, rows: list[Rows]) -> list[bool]:
+    @property
+    def threaded(self) -> sqlite3.Connection | None:
+        """The writer thread's connection, once opened there."""
+        return self._thread.connection
+
+    def _write_threaded(self, conn: sqlite3.Connection, rows: list[Rows]) -> list[bool]:
         """On the writer thread (``BEGIN IMMEDIATE`` takes the file's write lock first, so no other
         process can move a row between the SELECT and the UPDATE)."""
-        conn = self.threaded
-        if conn is None:
-            conn = self.threaded = self._connect(self.timeout)
         conn.execute("BEGIN IMMEDIATE")
         try:
             ok = self.sql.sqlite_write(conn, rows)
@@ -170,12 +168,4 @@ class SqliteWriter:
         if self.inline is not None:
             self.inline.close()
             self.inline = None
-        if self._thread is not None:
-            await asyncio.get_running_loop().run_in_executor(self._thread, self._close_threaded)
-            self._thread.shutdown()
-            self._thread = None
-
-    def _close_threaded(self) -> None:
-        if self.threaded is not None:
-            self.threaded.close()
-            self.threaded = None
+        await self._thread.close()

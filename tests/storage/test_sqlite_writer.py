@@ -110,9 +110,9 @@ async def test_no_commit_checkpoints_the_checkpointer_does_beside_the_writes(tmp
     checkpointed: list[int] = []
     run = writer.checkpointer._checkpoint
 
-    def traced() -> tuple[int, int, int]:
+    def traced(conn: sqlite3.Connection) -> tuple[int, int, int]:
         checkpointed.append(threading.get_ident())
-        return run()
+        return run(conn)
 
     writer.checkpointer._checkpoint = traced  # type: ignore[method-assign]
     try:
