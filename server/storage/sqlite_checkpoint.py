@@ -37,9 +37,9 @@ class Checkpointer:
     own, started by :meth:`after_batch` (on the event loop's thread)."""
 
     def __init__(self, path: Path, monotonic: Callable[[], float] = time.monotonic) -> None:
-        self.path = path
         self._monotonic = monotonic
-        # (PASSIVE never waits for a lock: it copies what it can now.)
+        # A second to open it (setting the journal mode reads the file); PASSIVE itself never
+        # waits for a lock: it copies what it can now.
         self._thread = ConnectionThread(
             "sqlite-checkpoint", lambda: own_connection(path, 1.0, cached_statements=4)
         )
