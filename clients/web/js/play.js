@@ -99,6 +99,7 @@ export function mountPlay(root, { matchId, watchToken = null }) {
 function render(t) {
   const { s, el } = t;
   if (!s.view) return;
+  el.table.classList.remove("loading");
   rememberCommitment(t.matchId, s.view); // checked against the record later (verify.js)
   const active = document.activeElement;
   const inTable = active && active !== document.body && el.table.contains(active);

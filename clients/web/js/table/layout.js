@@ -38,7 +38,8 @@ export function buildTable(root, { watching }) {
   );
   el.table = h(
     "section",
-    { class: "play", "aria-labelledby": "play-heading" },
+    // "loading" until the first view: nothing of the table is drawn empty, to move once it fills
+    { class: "play loading", "aria-labelledby": "play-heading" },
     el.heading,
     el.connBanner,
     el.scorebar,
