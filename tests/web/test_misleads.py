@@ -17,7 +17,16 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from .conftest import DESKTOP, PHONE
-from .scripted import CLASSIC, KNOCK_HAND, knock_chance_view, open_scripted, replayable_match, rest, view
+from .scripted import (
+    CLASSIC,
+    KNOCK_HAND,
+    PLAYER,
+    knock_chance_view,
+    open_scripted,
+    replayable_match,
+    rest,
+    view,
+)
 from .table import hand_cards, knock_button
 
 pytestmark = pytest.mark.browser
@@ -302,6 +311,34 @@ def test_while_offline_no_pile_looks_usable(site, new_page, console):
     expect(pile).not_to_have_class(re.compile(r"\blive\b"))
     expect(page.get_by_role("button", name=re.compile(r"^Stock"))).to_be_disabled()
     shot(page, "offline-390")
+
+
+@pytest.mark.parametrize("device", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_a_match_that_cannot_be_opened_says_so_under_the_menu_which_stays_usable(site, new_page, device):
+    page = new_page(**device)
+    page.route_web_socket(re.compile(r"/ws$"), lambda ws: ws.close(code=4004))
+    page.add_init_script(f"localStorage.setItem('ginrummy.player', {json.dumps(json.dumps(PLAYER))});")
+    page.goto(f"{site}/#/play/m_gone")
+    banner = page.locator(".conn-banner")
+    expect(banner).to_have_text("Disconnected. There is no such match.")
+    # In the page under the header (a lasting message does not cover the menu), and the
+    # table, never drawn, leaves nothing empty on the page.
+    header = page.locator(".site-header").bounding_box()
+    box = banner.bounding_box()
+    assert header is not None and box is not None and box["y"] >= header["y"] + header["height"]
+    expect(page.locator(".play-main")).to_be_hidden()
+    shot(page, f"match-gone-{device['viewport']['width']}")
+    menu = (
+        page.get_by_role("button", name=re.compile("^More"))
+        if device is PHONE
+        else page.get_by_role("link", name="Lobby")
+    )
+    menu.click()
+    if device is PHONE:
+        page.get_by_role("link", name="Rules").click()
+        expect(page).to_have_url(re.compile("#/rules$"))
+    else:
+        expect(page).to_have_url(re.compile("#/lobby$"))
 
 
 def test_a_toast_never_covers_the_discard_and_knock_buttons(site, new_page):
