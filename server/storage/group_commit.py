@@ -106,7 +106,12 @@ class GroupCommitStore(SqlStore):
         """The SQLite file's writer (small batches on the loop's thread: ``sqlite_inline``)."""
         if self._sqlite_file is not None:
             self.sqlite = SqliteWriter(
-                self._sqlite_file, self._sql, self.sqlite_timeout, sqlite_inline, lock=write_lock(engine)
+                self._sqlite_file,
+                self._sql,
+                self.sqlite_timeout,
+                sqlite_inline,
+                monotonic=monotonic,
+                lock=write_lock(engine),
             )
         self._pg = OwnConnection(engine)
         """The Postgres writer's connection (:mod:`.pg_connection`)."""

@@ -106,7 +106,6 @@ async def test_no_commit_checkpoints_the_checkpointer_does_beside_the_writes(tmp
     store = GroupCommitStore(engine, sqlite_timeout=5.0, sqlite_inline=4, monotonic=lambda: now[0])
     writer = store.sqlite
     assert writer is not None
-    writer.checkpointer._monotonic = lambda: now[0]
     checkpointed: list[int] = []
     run = writer.checkpointer._checkpoint
 
