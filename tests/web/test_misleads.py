@@ -314,13 +314,18 @@ def test_while_offline_no_pile_looks_usable(site, new_page, console):
 
 
 @pytest.mark.parametrize("device", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_a_match_that_cannot_be_opened_says_so_under_the_menu_which_stays_usable(site, new_page, device):
+def test_a_match_that_cannot_be_opened_says_so_under_the_menu_which_stays_usable(
+    site, new_page, console, device
+):
     page = new_page(**device)
+    console.allow(r"status of 401 \(Unauthorized\)")  # the start page asks about this made-up player
     page.route_web_socket(re.compile(r"/ws$"), lambda ws: ws.close(code=4004))
     page.add_init_script(f"localStorage.setItem('ginrummy.player', {json.dumps(json.dumps(PLAYER))});")
     page.goto(f"{site}/#/play/m_gone")
     banner = page.locator(".conn-banner")
-    expect(banner).to_have_text("Disconnected. There is no such match.")
+    expect(banner).to_have_text("Disconnected. There is no such match. Start a match")
+    start = banner.get_by_role("link", name="Start a match")
+    expect(start).to_have_attribute("href", "#/")
     # In the page under the header (a lasting message does not cover the menu), and the
     # table, never drawn, leaves nothing empty on the page.
     header = page.locator(".site-header").bounding_box()
@@ -339,6 +344,11 @@ def test_a_match_that_cannot_be_opened_says_so_under_the_menu_which_stays_usable
         expect(page).to_have_url(re.compile("#/rules$"))
     else:
         expect(page).to_have_url(re.compile("#/lobby$"))
+    # And the banner's own way on: to the start page, where a new match begins.
+    page.goto(f"{site}/#/play/m_gone")
+    start.click()
+    expect(page).to_have_url(re.compile("#/$"))
+    expect(banner).to_have_count(0)
 
 
 def test_a_toast_never_covers_the_discard_and_knock_buttons(site, new_page):

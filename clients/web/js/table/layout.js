@@ -64,6 +64,8 @@ export function renderConn({ s, el }) {
   el.connBanner.hidden = !text;
   el.connBanner.textContent = text;
   el.connBanner.dataset.state = s.conn;
+  // Closed for good (a match gone, a link not valid for it): the way on, beside the reason.
+  if (s.conn === "closed") el.connBanner.append(" ", h("a", { class: "btn", href: "#/" }, "Start a match"));
   const pill = document.getElementById("conn-pill");
   if (pill) {
     pill.hidden = false;
