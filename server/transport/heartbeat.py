@@ -55,13 +55,15 @@ class Beats:
     """A connection's part in the heartbeat (:class:`Beating`), set up from its request."""
 
     transport: asyncio.Transport | None
+    loop: asyncio.AbstractEventLoop
     heard: float
     pinged: float | None
 
     def start_beating(self, request: web.Request) -> None:
         """Its socket's transport (None: none known), its client heard now and never pinged."""
         self.transport = getattr(request, "transport", None)
-        self.heard = asyncio.get_running_loop().time()
+        self.loop = asyncio.get_running_loop()  # kept: each call costs a system call (getpid)
+        self.heard = self.loop.time()
         self.pinged = None
 
 

@@ -59,6 +59,10 @@ class Outgoing:
     young: YoungPace
     """Counts the messages queued, for the young collections they call (the process's one)."""
     metrics: Metrics
+    loop: asyncio.AbstractEventLoop
+    """The loop the socket was opened on (set with its heartbeat), kept: on Python 3.11 each
+    ``asyncio.get_running_loop()`` makes a system call (``getpid``), and a move queues a message
+    on every socket of its match."""
 
     def _queue(self, text: bytes) -> None:
         if self.closing:
@@ -67,20 +71,20 @@ class Outgoing:
             # The client stopped reading: drop it rather than buffer without bound.
             self.closing = True
             self.metrics.ws_dropped.labels("slow_consumer").inc()
-            self._closer = asyncio.get_running_loop().create_task(
+            self._closer = self.loop.create_task(
                 self.ws.close(code=CLOSE_SLOW_CONSUMER, message=b"client too slow")
             )
             return
         self.outbox.append(text)
         self.young.message()
         if self._flush is None and self._slow is None:
-            self._flush = asyncio.get_running_loop().call_soon(self._write)
+            self._flush = self.loop.call_soon(self._write)
 
     async def room(self) -> bool:
         """Wait, before reading the client's next message, until the answers already queued for
         it (``READ_PAUSE_AT`` or more: the reader checks, so most messages enter no coroutine)
         are being read; False when it has not read them for ``SLOW_CONSUMER_SECONDS``."""
-        self._room = asyncio.get_running_loop().create_future()
+        self._room = self.loop.create_future()
         try:
             await asyncio.wait_for(self._room, SLOW_CONSUMER_SECONDS)
         except TimeoutError:
@@ -106,7 +110,7 @@ class Outgoing:
         while outbox and self._write_together():
             pass
         if outbox:
-            self._slow = asyncio.get_running_loop().create_task(self._write_slowly())
+            self._slow = self.loop.create_task(self._write_slowly())
         self._roomy()
 
     async def _write_slowly(self) -> None:
