@@ -75,7 +75,7 @@ def summary(a: explain.MatchAnalysis) -> str:
         f"Deals: {a.luck:+.1f} expected points over {n} hand{'s' if n != 1 else ''} ({luck} luck). "
         f"Play: {a.lost:.1f} points lost to decisions that differ from Hard's, "
         f"{mistakes} mistake{'s' if mistakes != 1 else ''}; your opponent lost {a.opponent_lost:.1f} "
-        f"the same way. Result: {a.points:+d} points."
+        f"the same way. Result: {a.points:+d} point{'s' if abs(a.points) != 1 else ''}."
     )
 
 

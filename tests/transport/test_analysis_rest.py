@@ -225,3 +225,14 @@ async def test_one_address_has_only_a_few_analyses_and_hints_under_way(make_clie
     assert [r.status for r in await asyncio.gather(*asked)] == [200, 200]
     assert busy == {}
     assert (await client.get(urls[2], headers=auth(tokens[2]))).status == 200
+
+
+def test_the_summary_says_point_for_one_and_points_for_the_rest():
+    from types import SimpleNamespace
+
+    from server.transport.analysis_rest import summary
+
+    hand = SimpleNamespace(mistakes=[])
+    for points, words in ((1, "+1 point."), (-1, "-1 point."), (0, "+0 points."), (-43, "-43 points.")):
+        line = summary(SimpleNamespace(hands=[hand], luck=0.5, lost=0.0, opponent_lost=0.0, points=points))  # type: ignore[arg-type]
+        assert line.endswith(f"Result: {words}"), line

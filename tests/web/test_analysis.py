@@ -65,13 +65,19 @@ def test_hints_the_biggest_mistake_and_the_analysis_in_the_replay(server, new_pa
         hand["mistakes"] = [s for s in hand["mistakes"] if s != first["step"]]
         mine = {d["step"] for d in hand["decisions"]}
         hand["opponent_mistakes"] = [dict(theirs, step=min(set(range(max(mine) + 1)) - mine))]
+        # The server's line is ASCII; the page prints its negative numbers with a minus sign.
+        body["summary"] = (
+            "Deals: -3.5 expected points over 1 hand (poor luck). Play: 2.0 points lost to decisions"
+            " that differ from Hard's, 1 mistake; your opponent lost 1.0 the same way. Result: -43 points."
+        )
         route.fulfill(json=body)
 
     page.route(re.compile(r"/api/matches/[^/]+/analysis$"), even)
     # The replay shows, beside hand 1, every decision of the player, mistakes marked.
     page.get_by_role("link", name="Replay this match").click()
     panel = page.get_by_role("region", name="Analysis")
-    expect(panel).to_contain_text(re.compile(r"^AnalysisDeals: [+-]"))
+    expect(panel).to_contain_text(re.compile(r"^AnalysisDeals: \u22123\.5 expected points"))
+    expect(panel).to_contain_text("Result: \u221243 points.")
     expect(panel.locator(".decision").first).to_contain_text(
         re.compile(r"^You .+; Hard would .+ \(yours is as good\)\.")
     )
