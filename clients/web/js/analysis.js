@@ -70,11 +70,11 @@ function decisionLine(d, { current = false, onPick = null, theirs = false } = {}
   );
 }
 
-/** The luck-versus-skill line, as the server words it. */
 /** The server's words (plain ASCII for every client) with a minus sign where a hyphen stands
  * before a number, as this page prints its own numbers. */
 const typeset = (text) => text.replace(/(^|[\s(])-(?=\d)/g, "$1\u2212");
 
+/** The luck-versus-skill line, as the server words it. */
 export function summaryLine(analysis) {
   return h("p", { class: "analysis-summary" }, typeset(analysis.summary));
 }
