@@ -91,7 +91,6 @@ class GroupCommitStore(SqlStore):
         self._queue: list[tuple[Change, asyncio.Future[bool]]] = []
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
         self._busy = False
         self._sql = BatchSql(engine.dialect)
@@ -154,12 +153,12 @@ class GroupCommitStore(SqlStore):
     async def commit(self, change: Change) -> bool:
         if self._closed:
             raise RuntimeError("the store is closed")
-        loop = self._loop
-        if loop is None:  # the writer task's loop, kept (getting it is a system call on 3.11)
-            loop = self._loop = asyncio.get_running_loop()
+        writer = self._writer
+        # The writer task's loop (asking asyncio for the running one is a system call on 3.11).
+        loop = writer.get_loop() if writer is not None else asyncio.get_running_loop()
         future: asyncio.Future[bool] = loop.create_future()
         self._queue.append((change, future))
-        if self._writer is None:
+        if writer is None:
             self._writer = loop.create_task(self._write_loop())
         self._wake.set()
         return await future
