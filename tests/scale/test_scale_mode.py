@@ -31,6 +31,8 @@ async def test_the_scale_mode_runs_every_level_and_variant_and_prints_its_figure
         assert r["live_matches"] == r["matches"] == r["connections"]
         assert r["acked"] > 0 and r["server_cpu_ms_per_action"] > 0
         assert r["ack_p99_ms"] is not None and r["gc_pause_max_ms"] is not None
+        # The collector's share of the window: a part of it, never more than all of it.
+        assert 0 <= r["gc_share"] < 1
         # The group commit's batches over the window: each commits one change or more.
         assert r["batches_per_second"] > 0 and r["batch_mean"] >= 1
         # The loop thread ran part of the window (Linux's schedstat), never more than all of it.
@@ -38,7 +40,17 @@ async def test_the_scale_mode_runs_every_level_and_variant_and_prints_its_figure
     assert report["runs"][-1]["load_processes"] == 2
     text = format_scale(report)
     print(text)
-    figures = ("cpu/action", "waiting", "ack p50", "batches", "gc>20ms", "by generation", "KB/match")
+    figures = (
+        "cpu/action",
+        "waiting",
+        "ack p50",
+        "batches",
+        "of the time",
+        ">20ms",
+        "longest since start",
+        "by generation",
+        "KB/match",
+    )
     for figure in (*figures, "plain: CPU 6 -> 6"):
         assert figure in text
 
