@@ -19,7 +19,10 @@ from tests.live_server import ROOT
 
 ARTIFACTS = ROOT / "test-artifacts" / "web"
 
-SCORE_LINE = re.compile(r"^(Hand \d+: )?((Gin|Knock|Undercut): (\d+ [+-] )+\d+ = \d+|Dead hand: no score)$")
+# The page prints a minus sign (U+2212) where the server's formula has a hyphen.
+SCORE_LINE = re.compile(
+    r"^(Hand \d+: )?((Gin|Knock|Undercut): (\d+ [+\u2212] )+\d+ = \d+|Dead hand: no score)$"
+)
 
 
 def menu_link(page: Page, name: str):

@@ -71,6 +71,8 @@ def test_a_new_hands_result_is_read_out_once(site, new_page):
     )
     announcer = page.locator("#announcer")
     expect(announcer).to_contain_text("Hand 2 is dealt.")
+    # The server's ASCII formula, typeset as the page prints its own numbers.
+    expect(page.locator("#status-line")).to_contain_text("(18 \u2212 2 = 16)")
     said = announcer.inner_text()
     assert said.count("scores") == 1, said  # the result once, not again from the status line
     assert "knocked:" not in said and said.endswith("Your turn: take the upcard or pass"), said

@@ -234,11 +234,11 @@ def test_layoffs_read_in_rank_order_and_the_result_speaks_plainly(site, new_page
         "10 of clubs, melded",
     ]
     expect(run.nth(0)).to_have_class(re.compile(r"\blaid-off\b"))
-    expect(dialog).to_contain_text("You score 5 - 4 = 1 point.")
+    expect(dialog).to_contain_text("You score 5 \u2212 4 = 1 point.")  # a minus sign: typeset
     shot(page, "layoffs-390")
     dialog.get_by_role("button", name="Next hand").tap()
     # The viewer is "You" in the one-line summary too, never their own name.
-    expect(page.get_by_text("Knock \u2014 You score 5 - 4 = 1")).to_be_visible()
+    expect(page.get_by_text("Knock \u2014 You score 5 \u2212 4 = 1")).to_be_visible()
 
 
 def test_after_a_classic_match_every_score_agrees_and_a_gin_reads_as_gin(site, new_page):

@@ -9,6 +9,7 @@ import { api } from "./api.js";
 import { cardShort } from "./cards.js";
 import { h, replaceChildren } from "./dom.js";
 import { loadSettings } from "./settings.js";
+import { typeset } from "./words.js";
 
 const path = (matchId, what) => `/api/matches/${encodeURIComponent(matchId)}/${what}`;
 export const getAnalysis = (matchId) => api("GET", path(matchId, "analysis"));
@@ -69,10 +70,6 @@ function decisionLine(d, { current = false, onPick = null, theirs = false } = {}
     onPick ? h("button", { class: "linklike", type: "button", onclick: () => onPick(d.step + 1) }, body) : body,
   );
 }
-
-/** The server's words (plain ASCII for every client) with a minus sign where a hyphen stands
- * before a number, as this page prints its own numbers. */
-const typeset = (text) => text.replace(/(^|[\s(])-(?=\d)/g, "$1\u2212");
 
 /** The luck-versus-skill line, as the server words it. */
 export function summaryLine(analysis) {

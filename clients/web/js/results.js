@@ -4,7 +4,7 @@
 
 import { cardName, cardShort, miniCard, rankIndex } from "./cards.js";
 import { h } from "./dom.js";
-import { describeResult, KIND_TITLES, playerName, scoreLine, who } from "./words.js";
+import { breakdown, describeResult, KIND_TITLES, playerName, scoreLine, who } from "./words.js";
 
 function cardRow(codes, cls = "", labelFor = null) {
   return h(
@@ -109,7 +109,7 @@ export function resultBlock(ctx, result, { number, level = 4 } = {}) {
 export function resultSummary(ctx, result) {
   if (result.kind === "dead") return "Dead hand: no score";
   const winner = who(ctx, result.winner);
-  return `${KIND_TITLES[result.kind]} \u2014 ${winner} ${winner === "You" ? "score" : "scores"} ${result.breakdown}`;
+  return `${KIND_TITLES[result.kind]} \u2014 ${winner} ${winner === "You" ? "score" : "scores"} ${breakdown(result)}`;
 }
 
 /** The end-of-match scoreboard: points, box and game bonuses, totals. */

@@ -56,13 +56,22 @@ export function describeEvent(view, event, { short = false, subject = true } = {
   return `${who(view, event.seat)} ${did}`;
 }
 
+/** The server's words and formulas (plain ASCII, for every client) as this page prints its own
+ * numbers: a minus sign where a hyphen stands for one ("-3.5", "33 - 6"), a times sign for " x "
+ * ("(33 - 6) x 2"). Screen readers then say "minus" and "times". */
+export const typeset = (text) =>
+  text.replace(/(^|[\s(])-(?=\d| \d)/g, "$1\u2212").replace(/\) x (?=\d)/g, ") \u00d7 ");
+
+/** A hand's score worked out, typeset: "25 + 8 − 5 = 28". */
+export const breakdown = (result) => typeset(result.breakdown);
+
 /** "1 point", "12 points" */
 export const pointsWord = (n) => (n === 1 ? "point" : "points");
 
-/** "Undercut: 25 + 8 - 5 = 28" */
+/** "Undercut: 25 + 8 − 5 = 28" */
 export function scoreLine(result) {
   if (result.kind === "dead") return "Dead hand: no score";
-  return `${KIND_TITLES[result.kind] || result.kind}: ${result.breakdown}`;
+  return `${KIND_TITLES[result.kind] || result.kind}: ${breakdown(result)}`;
 }
 
 /** A whole sentence or two explaining how a hand ended and who scored what. */
@@ -81,11 +90,11 @@ export function describeResult(view, result) {
   const layoffWords = laid ? ` after laying off ${laid} card${laid === 1 ? "" : "s"}` : "";
   switch (result.kind) {
     case "gin":
-      return `${k} went gin. ${who(view, defender)} had ${dw[defender]} deadwood. ${winner} ${scores} ${result.breakdown} ${pointsWord(result.points)}.`;
+      return `${k} went gin. ${who(view, defender)} had ${dw[defender]} deadwood. ${winner} ${scores} ${breakdown(result)} ${pointsWord(result.points)}.`;
     case "knock":
-      return `${k} knocked with ${dw[knocker]} deadwood; ${d} had ${dw[defender]}${layoffWords}. ${winner} ${scores} ${result.breakdown} ${pointsWord(result.points)}.`;
+      return `${k} knocked with ${dw[knocker]} deadwood; ${d} had ${dw[defender]}${layoffWords}. ${winner} ${scores} ${breakdown(result)} ${pointsWord(result.points)}.`;
     case "undercut":
-      return `${k} knocked with ${dw[knocker]} deadwood, but ${d} had only ${dw[defender]}${layoffWords}: undercut! ${winner} ${scores} ${result.breakdown} ${pointsWord(result.points)}.`;
+      return `${k} knocked with ${dw[knocker]} deadwood, but ${d} had only ${dw[defender]}${layoffWords}: undercut! ${winner} ${scores} ${breakdown(result)} ${pointsWord(result.points)}.`;
     default:
       return `${winner} ${scores} ${result.points} ${pointsWord(result.points)}.`;
   }
