@@ -100,6 +100,9 @@ export function describeResult(view, result) {
   }
 }
 
+/** The status line: the server's, typeset, or ours when it sends none. */
+export const statusText = (view) => (view.status_line ? typeset(view.status_line) : fallbackStatus(view));
+
 /** A fallback line when the server sends no status_line. */
 export function fallbackStatus(view) {
   const hand = view.hand || {};

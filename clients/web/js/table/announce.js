@@ -5,7 +5,7 @@
 import { cardName } from "../cards.js";
 import { announce } from "../dom.js";
 import { resultSummary } from "../results.js";
-import { describeEvent, fallbackStatus, playerName, typeset } from "../words.js";
+import { describeEvent, fallbackStatus, playerName, statusText } from "../words.js";
 import { handCards, myTurn } from "./view.js";
 
 /** The cards in the hand now that were not in it before (within one hand). */
@@ -45,7 +45,7 @@ export function announceChanges({ watching }, prev, view, fresh) {
     // In a new hand with no move yet the server's status line opens with the last hand's result,
     // said just above: only whose turn it is, or it is read twice (and, after "Hand 3 is dealt",
     // sounds like a knock in the new hand).
-    const status = newHand && view.last_result && !history.length ? fallbackStatus(view) : view.status_line ? typeset(view.status_line) : fallbackStatus(view);
+    const status = newHand && view.last_result && !history.length ? fallbackStatus(view) : statusText(view);
     if (myTurn(view) || watching || !prev) parts.push(status);
   }
   announce(parts.join(" "));

@@ -4,7 +4,7 @@
 
 import { cardBack, cardShort } from "../cards.js";
 import { h, replaceChildren } from "../dom.js";
-import { describeEvent, fallbackStatus, playerName, typeset, who } from "../words.js";
+import { describeEvent, playerName, statusText, who } from "../words.js";
 import { can, deadwoodAfter, discardPhase, knockChances, knockLimitNote, knockLimitWords, multiplierNote, myTurn } from "./view.js";
 
 /** The empty regions of the table, already in `root`. */
@@ -119,7 +119,7 @@ function pointerVerb() {
 
 export function renderStatus({ s, el }) {
   const v = s.view;
-  el.statusLine.textContent = v.status_line ? typeset(v.status_line) : fallbackStatus(v);
+  el.statusLine.textContent = statusText(v);
   el.statusLine.classList.toggle("my-turn", myTurn(v));
   let text = "";
   let more = ""; // a second sentence, left out on the narrowest screens
