@@ -51,7 +51,7 @@ async def test_the_scale_mode_runs_every_level_and_variant_and_prints_its_figure
         "by generation",
         "KB/match",
     )
-    for figure in (*figures, "plain: CPU 6 -> 6"):
+    for figure in (*figures, "plain: CPU 6 -> 6", "load from python"):
         assert figure in text
 
 
@@ -119,3 +119,22 @@ def test_the_cpu_ratio_compares_the_largest_level_with_the_smallest_and_one_leve
     assert one["cpu_ratio"] is None and one["cpu_ratio_met"] is None  # not 1.00x "met"
     text = format_scale({"options": _options(opts), "table": [], "verdict": {"v": one}})
     assert "no ratio (one level: run --scale 100,10000 for it)" in text and "1.00x" not in text
+
+
+async def test_the_scale_mode_runs_with_the_node_load():
+    from server.bench.peer.node import DEFAULT_CACHE, NodeUnavailable, install
+
+    try:
+        install(DEFAULT_CACHE, timeout=120)
+    except NodeUnavailable as e:
+        pytest.skip(f"the Node load generator cannot be installed: {e}")
+    opts = ScaleOptions(levels=[6], think=0.2, duration=1.0, warmup=0.5, load="node")
+    report = await run_scale(opts)
+    (r,) = report["runs"]
+    assert (r["load"], r["load_processes"]) == ("node", 1)
+    assert r["setup_failures"] == 0 and not r["errors"], r
+    assert r["live_matches"] == r["matches"] == r["connections"] == 6
+    # Its players' actions in the window, acknowledged, with their latencies.
+    assert r["acked"] > 0 and 0 < r["ack_p50_ms"] <= r["ack_p99_ms"] <= r["ack_max_ms"]
+    assert r["server_cpu_ms_per_action"] > 0 and r["reply_p99_ms"] is None  # no reply timing
+    assert "load from node" in format_scale(report)

@@ -63,6 +63,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="scale mode, with --servers 2 or more: each player's socket on another replica than its REST calls",
     )
+    p.add_argument(
+        "--load",
+        choices=("python", "node"),
+        default="python",
+        help="scale mode: who plays, Python load processes (default) or one Node process (lighter)",
+    )
     p.add_argument("--serve-echo", type=int, help=argparse.SUPPRESS)
     p.add_argument("--measure-memory", type=int, help=argparse.SUPPRESS)
     return p
@@ -140,8 +146,8 @@ def _scale(args: argparse.Namespace) -> int:
     if not 1 <= args.servers <= 4 or (args.servers > 1 and args.database != "postgres"):
         print("error: --servers 1-4, more than one only with --database postgres", file=sys.stderr)
         return 2
-    if args.cross and args.servers < 2:
-        print("error: --cross needs --servers 2 or more", file=sys.stderr)
+    if args.cross and (args.servers < 2 or args.load == "node"):
+        print("error: --cross needs --servers 2 or more, and the Python load", file=sys.stderr)
         return 2
     opts = ScaleOptions(
         levels=levels,
@@ -157,6 +163,7 @@ def _scale(args: argparse.Namespace) -> int:
         servers=args.servers,
         cross=args.cross,
         postgres_admin=args.postgres_admin,
+        load=args.load,
     )
     report = asyncio.run(run_scale(opts))
     print(format_scale(report))

@@ -18,8 +18,6 @@ falls on both alike. Bounded: at most 10,000 matches, 600 s per window, loopback
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import statistics
 import sys
 import tempfile
@@ -32,6 +30,7 @@ from typing import Any
 from server.bench.compiled_copy import compiled_copy
 from server.bench.load.figures import percentile
 from server.bench.load.measure import cpu_seconds, loop_thread_seconds, rss_bytes
+from server.bench.load.scale_loads import Load, start_loads
 from server.bench.load.servers import DEFAULT_POSTGRES_ADMIN, ROOT, Server, scrape_metrics, started_servers
 
 MAX_SCALE = 10_000
@@ -91,20 +90,8 @@ class ScaleOptions:
     """With replicas: each player's socket on the next replica, its REST calls (its matches'
     creation) on its own, as behind a balancer without stickiness."""
     postgres_admin: str = DEFAULT_POSTGRES_ADMIN
-
-
-async def _client(
-    url: str, socket_url: str, first: int, count: int, opts: ScaleOptions
-) -> asyncio.subprocess.Process:
-    args = [
-        "-m", "server.bench.load.scale_client", url, "--first", str(first), "--count", str(count),
-        "--think", str(opts.think), "--seed", str(opts.seed), "--socket-url", socket_url,
-    ]  # fmt: skip
-    if not opts.deflate:
-        args.append("--no-deflate")
-    return await asyncio.create_subprocess_exec(
-        sys.executable, *args, cwd=ROOT, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
-    )
+    load: str = "python"
+    """Who plays: ``python`` load processes or one ``node`` process (:mod:`.scale_loads`)."""
 
 
 def shares(matches: int, servers: int, per_client: int) -> list[tuple[int, int, int]]:
@@ -129,7 +116,7 @@ def shares(matches: int, servers: int, per_client: int) -> list[tuple[int, int, 
 async def run_level(matches: int, variant: Variant, opts: ScaleOptions, log_dir: Path) -> dict[str, Any]:
     """``opts.servers`` fresh servers, ``matches`` live matches, measured over the window."""
     env = {"GINRUMMY_BOT_DELAY": "0", "GINRUMMY_LOG_LEVEL": "info", **variant.env}
-    clients: list[asyncio.subprocess.Process] = []
+    loads: list[Load] = []
     async with started_servers(
         opts.database, opts.servers, log_dir, env, postgres_admin=opts.postgres_admin, root=variant.root
     ) as servers:
@@ -138,23 +125,19 @@ async def run_level(matches: int, variant: Variant, opts: ScaleOptions, log_dir:
             await asyncio.sleep(0.5)
             rss_before = _total(rss_bytes(p) for p in pids)
             started = time.perf_counter()
-            clients = [
-                await _client(servers[i].url, servers[(i + opts.cross) % len(servers)].url, f, n, opts)
-                for i, f, n in shares(matches, len(servers), opts.per_client)
-            ]
-            for c in clients:
-                assert c.stdout is not None
-                line = await asyncio.wait_for(c.stdout.readline(), opts.setup_timeout)
-                if line.strip() != b"ready":
-                    raise RuntimeError(f"a load process failed during setup: {line!r}")
+            urls = [s.url for s in servers]
+            socket_urls = [urls[(i + opts.cross) % len(urls)] for i in range(len(urls))]
+            loads = await start_loads(
+                matches, urls, socket_urls, shares(matches, len(urls), opts.per_client), opts
+            )
+            for load in loads:
+                await load.ready(opts.setup_timeout)
             setup_seconds = time.perf_counter() - started
             warmup = opts.think * 1.5 if opts.warmup is None else opts.warmup
             t0 = time.time() + warmup + 0.5
             t1 = t0 + opts.duration
-            for c in clients:
-                assert c.stdin is not None
-                c.stdin.write(f"go {t0} {t1}\n".encode())
-                await c.stdin.drain()
+            for load in loads:
+                await load.go(t0, t1)
             await asyncio.sleep(max(0.0, t0 - time.time()))
             cpu0, m0 = _total(cpu_seconds(p) for p in pids), await _metrics(servers)
             loops0 = [loop_thread_seconds(p) for p in pids]
@@ -162,25 +145,10 @@ async def run_level(matches: int, variant: Variant, opts: ScaleOptions, log_dir:
             cpu1, m1 = _total(cpu_seconds(p) for p in pids), await _metrics(servers)
             loops1 = [loop_thread_seconds(p) for p in pids]
             rss_live = _total(rss_bytes(p) for p in pids)
-            for c in clients:
-                assert c.stdin is not None
-                c.stdin.write(b"stop\n")
-                await c.stdin.drain()
-            outs = []
-            for c in clients:
-                assert c.stdout is not None
-                outs.append(
-                    json.loads(
-                        (await asyncio.wait_for(c.stdout.read(), 120)).decode().strip().splitlines()[-1]
-                    )
-                )
-                await c.wait()
+            outs = [await load.stop() for load in loads]
         finally:
-            for c in clients:
-                if c.returncode is None:
-                    with contextlib.suppress(ProcessLookupError):
-                        c.kill()
-                    await c.wait()
+            for load in loads:
+                await load.kill()
     acked = sum(o["acked"] for o in outs)
     ack_ms = [x for o in outs for x in o["ack_ms"]]
     reply_ms = [x for o in outs for x in o["reply_ms"]]
@@ -197,7 +165,8 @@ async def run_level(matches: int, variant: Variant, opts: ScaleOptions, log_dir:
         "servers": len(servers),
         "setup_seconds": round(setup_seconds, 1),
         "setup_failures": sum(o["setup_failures"] for o in outs),
-        "load_processes": len(clients),
+        "load": opts.load,
+        "load_processes": len(loads),
         "live_matches": live,
         "connections": m1.get("ginrummy_ws_connections", 0.0),
         "window_seconds": opts.duration,
@@ -412,7 +381,8 @@ def format_scale(report: dict[str, Any]) -> str:
         f"{o['servers']} server process(es)"
         + (", each socket on another replica than its player's REST calls" if o.get("cross") else "")
         + f", think {o['think']} s, "
-        f"window {o['duration']} s, {o['rounds']} round(s), deflate offered: {o['deflate']}; "
+        f"window {o['duration']} s, {o['rounds']} round(s), deflate offered: {o['deflate']}, "
+        f"load from {o.get('load', 'python')}; "
         f"variants interleaved: {', '.join(v['name'] for v in o['variants'])}",
         "matches variant    live   acked/s  server CPU per action  cores  ack latency  GC pauses  memory",
     ]

@@ -12,7 +12,10 @@
 // players hold their first state, then runs each phase named on stdin ("paced", "saturated")
 // until the next line, printing {"event":"phase",...} with its figures, and exits on "stop".
 // A move is counted when its sender hears it applied: ours acknowledges with `ack` after the
-// commit; boardgame.io sends the new state (it writes to its storage afterwards).
+// commit; boardgame.io sends the new state (it writes to its storage afterwards). It counts in
+// the phase it was sent in if that phase is still running; with `bySend` (the load benchmark's
+// scale mode) whenever its answer comes, every phase's figures printed on "stop" after
+// `graceMs`, with each move's latency (`latencies_ms`) when `latencies` is set.
 'use strict';
 
 const http = require('http');
@@ -36,7 +39,9 @@ function emit(obj) {
 }
 
 function localAddress(index) {
-  return `127.0.0.${2 + (Math.floor(index / PER_ADDRESS) % 250)}`;
+  // As the Python load's (server/bench/load/clients.py): 127.0.0.2 to 127.0.0.251, then 127.0.1.2...
+  const group = Math.floor(index / PER_ADDRESS);
+  return `127.0.${Math.floor(group / 250)}.${2 + (group % 250)}`;
 }
 
 function request(method, url, body, headers, local) {
@@ -84,10 +89,11 @@ function pause() {
 }
 
 function counted(sentAt, phaseAtSend) {
-  // A move counts in the phase it was sent in, if that phase is still running.
-  if (phaseAtSend && phase === phaseAtSend) {
-    phase.moves += 1;
-    phase.latencies.push(performance.now() - sentAt);
+  // A move counts in the phase it was sent in: if that phase is still running, or at any time
+  // with config.bySend.
+  if (phaseAtSend && (phase === phaseAtSend || config.bySend)) {
+    phaseAtSend.moves += 1;
+    phaseAtSend.latencies.push(performance.now() - sentAt);
   }
 }
 
@@ -384,20 +390,27 @@ async function main() {
   clearInterval(alive);
   emit({ event: 'ready', matches: matches.length, setup_errors: setupErrors, unavailable, setup_seconds: (performance.now() - setupStart) / 1000 });
   const lines = readline.createInterface({ input: process.stdin });
-  const finish = () => {
-    if (!phase) return;
-    const seconds = (performance.now() - phase.started) / 1000;
-    const sorted = phase.latencies.sort((x, y) => x - y);
+  const ended = []; // with bySend: the phases over, printed on "stop"
+  const report = (p) => {
+    const sorted = p.latencies.sort((x, y) => x - y);
     emit({
       event: 'phase',
-      name: phase.name,
-      seconds,
-      moves: phase.moves,
-      new_matches: phase.newMatches,
+      name: p.name,
+      seconds: p.seconds,
+      moves: p.moves,
+      new_matches: p.newMatches,
       p50_ms: quantile(sorted, 0.5),
       p99_ms: quantile(sorted, 0.99),
-      errors: phase.errors,
+      max_ms: sorted.length ? sorted[sorted.length - 1] : null,
+      ...(config.latencies ? { latencies_ms: sorted.map((x) => Math.round(x * 100) / 100) } : {}),
+      errors: p.errors,
     });
+  };
+  const finish = () => {
+    if (!phase) return;
+    phase.seconds = (performance.now() - phase.started) / 1000;
+    if (config.bySend) ended.push(phase);
+    else report(phase);
     phase = null;
   };
   for await (const line of lines) {
@@ -405,6 +418,10 @@ async function main() {
     finish();
     if (name === 'stop') break;
     phase = { name, think: name === 'saturated' ? 0 : config.think, started: performance.now(), moves: 0, newMatches: 0, latencies: [], errors: {} };
+  }
+  if (ended.length) {
+    await new Promise((r) => setTimeout(r, config.graceMs || 0)); // the last answers of the last phase
+    ended.forEach(report);
   }
   stopping = true;
   for (const m of matches) m.close();
