@@ -145,7 +145,7 @@ async def run_level(matches: int, variant: Variant, opts: ScaleOptions, log_dir:
             cpu1, m1 = _total(cpu_seconds(p) for p in pids), await _metrics(servers)
             loops1 = [loop_thread_seconds(p) for p in pids]
             rss_live = _total(rss_bytes(p) for p in pids)
-            outs = [await load.stop() for load in loads]
+            outs = list(await asyncio.gather(*(load.stop() for load in loads)))
         finally:
             for load in loads:
                 await load.kill()
