@@ -417,3 +417,26 @@ def test_the_analysis_text_lists_both_players_mistakes():
         "  step 6, your opponent: discard Qc, Hard would discard 2d (-3.2). Keep the cards with more ways to"
         " make melds.",
     ]
+
+
+async def test_the_analysis_waits_longer_than_an_ordinary_call(monkeypatch):
+    # Hard works out every decision of a match: a busy server takes longer than the client's
+    # ordinary timeout (15 s), which the analysis alone outwaits, up to ANALYSIS_TIMEOUT.
+    from ginrummy_client.rest import ANALYSIS_TIMEOUT, GinRummyClient
+
+    waited: dict[str, float | None] = {}
+
+    def answer(method, path, body=None, timeout=None):
+        waited[path.rsplit("/", 1)[-1]] = timeout
+        return 200, {"hands": []}
+
+    client = GinRummyClient("http://127.0.0.1:9", "a-token", timeout=15.0)
+    monkeypatch.setattr(client, "_request_sync", answer)
+    await client.analysis("m_1")
+    await client.get_record("m_1")
+    assert waited == {"analysis": ANALYSIS_TIMEOUT, "record": None}
+    assert client.timeout < ANALYSIS_TIMEOUT
+    slow = GinRummyClient("http://127.0.0.1:9", "a-token", timeout=600.0)
+    monkeypatch.setattr(slow, "_request_sync", answer)
+    await slow.analysis("m_1")
+    assert waited["analysis"] == 600.0  # never shorter than the client's own

@@ -31,6 +31,9 @@ from .seeks import Seek, seek_message
 __all__ = ["GinRummyClient", "parse_invite", "ws_url_for"]
 
 USER_AGENT = "ginrummy-client/0.1 (python)"
+ANALYSIS_TIMEOUT = 120.0
+"""Seconds :meth:`GinRummyClient.analysis` waits at least: Hard works out every decision of the
+match's finished hands, which on a busy server takes longer than an ordinary call's timeout."""
 
 
 def ws_url_for(base_url: str, ws_url: str | None = None) -> str:
@@ -141,7 +144,9 @@ class GinRummyClient(AccountsMixin, ExportsMixin, LadderMixin):
 
     # --- plumbing ---------------------------------------------------------------------------
 
-    def _request_sync(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+    def _request_sync(
+        self, method: str, path: str, body: Any = None, timeout: float | None = None
+    ) -> tuple[int, Any]:
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(self.base_url + path, data=data, method=method)
         req.add_header("Accept", "application/json")
@@ -151,7 +156,7 @@ class GinRummyClient(AccountsMixin, ExportsMixin, LadderMixin):
         if self.token:
             req.add_header("Authorization", f"Bearer {self.token}")
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+            with urllib.request.urlopen(req, timeout=timeout or self.timeout) as resp:
                 status, raw = resp.status, resp.read()
                 headers = resp.headers
         except urllib.error.HTTPError as err:
@@ -166,12 +171,13 @@ class GinRummyClient(AccountsMixin, ExportsMixin, LadderMixin):
             raise _error_from(status, payload, headers.get("Retry-After"))
         return status, payload
 
-    async def request(self, method: str, path: str, body: Any = None) -> Any:
-        """One call to the REST API; the decoded JSON answer, or a typed ServerError."""
+    async def request(self, method: str, path: str, body: Any = None, *, timeout: float | None = None) -> Any:
+        """One call to the REST API; the decoded JSON answer, or a typed ServerError. ``timeout``:
+        seconds to wait for the answer (default: the client's)."""
         attempt = 0
         while True:
             try:
-                _, payload = await asyncio.to_thread(self._request_sync, method, path, body)
+                _, payload = await asyncio.to_thread(self._request_sync, method, path, body, timeout)
                 return payload
             except RateLimited as err:
                 wait = err.reset_in if err.reset_in is not None else 1.0
@@ -293,7 +299,8 @@ class GinRummyClient(AccountsMixin, ExportsMixin, LadderMixin):
         ``{summary, luck, lost, opponent_lost, points, hands: [{number, start_value, lost,
         opponent_lost, points, mistakes, decisions}]}``; print it with :func:`ginrummy_client.analysis.format_analysis`."""
         self._auth()
-        return dict(await self.request("GET", f"/api/matches/{urllib.parse.quote(match_id)}/analysis"))
+        path = f"/api/matches/{urllib.parse.quote(match_id)}/analysis"
+        return dict(await self.request("GET", path, timeout=max(self.timeout, ANALYSIS_TIMEOUT)))
 
     async def hint(self, match_id: str) -> dict[str, Any]:
         """What Hard would play now, on your turn in an unrated match against the computer:
