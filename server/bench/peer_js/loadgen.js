@@ -425,7 +425,9 @@ async function main() {
   }
   stopping = true;
   for (const m of matches) m.close();
-  process.exit(0);
+  // Exit once everything printed has left: to a pipe stdout is written asynchronously, and an
+  // exit before that cut a long line (a phase's latencies) at 64 KB.
+  process.stdout.write('', () => process.exit(0));
 }
 
 main().catch((e) => {
