@@ -401,7 +401,6 @@ async function main() {
       new_matches: p.newMatches,
       p50_ms: quantile(sorted, 0.5),
       p99_ms: quantile(sorted, 0.99),
-      max_ms: sorted.length ? sorted[sorted.length - 1] : null,
       ...(config.latencies ? { latencies_ms: sorted.map((x) => Math.round(x * 100) / 100) } : {}),
       errors: p.errors,
     });
