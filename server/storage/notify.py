@@ -455,7 +455,12 @@ class PostgresBroadcaster(Broadcaster):
             while pending:
                 conn = self._conn
                 if conn is None or conn.is_closed():
-                    await self._connected.wait()
+                    if self._connected.is_set():
+                        # Gone before its termination callback ran. Waiting on the event, still
+                        # set, would not yield: this loop would hold the event loop for good.
+                        await asyncio.sleep(self.reconnect_delay)
+                    else:
+                        await self._connected.wait()
                     continue
                 batch = pending[:MAX_BATCH]
                 try:

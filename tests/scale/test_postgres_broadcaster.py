@@ -224,3 +224,21 @@ def test_a_channel_name_that_is_not_an_identifier_is_refused():
         PostgresBroadcaster("postgresql+asyncpg://x@localhost/db", channel='x"; DROP TABLE matches; --')
     with pytest.raises(ValueError, match="not a Postgres URL"):
         PostgresBroadcaster("sqlite+aiosqlite:///x.db")
+
+
+class _Gone:
+    """A connection already closed (as after a drop, before its termination callback has run)."""
+
+    def is_closed(self) -> bool:
+        return True
+
+
+@pytest.mark.timeout(30)  # before the fix: the event loop held for good, and this test with it
+async def test_a_connection_gone_before_it_is_noticed_never_holds_the_event_loop():
+    b = PostgresBroadcaster("postgresql://127.0.0.1/unused", channel="gin_unit", reconnect_delay=0.01)
+    b._conn = _Gone()  # type: ignore[assignment]
+    b._connected.set()  # the supervisor has not yet heard that it is gone
+    b._pending.append("m_1:1")
+    with pytest.raises(TimeoutError):  # it waits, yielding, for the reconnection
+        await asyncio.wait_for(b._drain(), 0.2)
+    assert b._pending == ["m_1:1"]  # kept, to be sent once reconnected
