@@ -17,6 +17,7 @@ from server.bench.load.echo import serve_echo
 from server.bench.load.measure import measure_service_memory
 from server.bench.load.report import format_report
 from server.bench.load.runner import Options, run
+from server.bench.load.scale_loads import LOADS
 from server.bench.load.servers import DEFAULT_POSTGRES_ADMIN
 
 
@@ -65,7 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--load",
-        choices=("python", "node"),
+        choices=LOADS,
         default="python",
         help="scale mode: who plays, Python load processes (default) or one Node process (lighter)",
     )
