@@ -28,7 +28,10 @@ none),
 ``GINRUMMY_MALLOC_ARENAS`` (the most malloc arenas the process may use, on glibc; default 2,
 0: glibc's own default), ``GINRUMMY_LEADERBOARD_DEVIATION`` (the largest rating deviation on the
 leaderboard; default 110), ``GINRUMMY_RATE_LIMIT_STORAGE`` (a ``redis://`` URL where every
-process counts the REST rate limits; default: each process in its own memory).
+process counts the REST rate limits; default: each process in its own memory),
+``GINRUMMY_ADMIT_WAIT`` (seconds a commit may take on average before the process refuses new
+matches, seeks and hellos that would load a match, as ``503``/``1013`` to try again later;
+default 0.25; 0: never).
 """
 
 from __future__ import annotations
@@ -240,6 +243,11 @@ class Settings:
     """The most malloc arenas the process may use (glibc; 0: glibc's default of eight per core):
     each thread's own arena kept freed memory the event loop's thread never reused (see
     :mod:`server.transport.arenas`)."""
+    admit_wait: float = 0.25
+    """Seconds a commit may take on average (the database's time and the event loop's backlog)
+    before this process refuses new players: a new match, a seek, a hello that would load a
+    match it does not hold (``503 unavailable`` with ``Retry-After``, or close ``1013``), while
+    the players already seated play on. 0: never refuse (see server/service/admission.py)."""
     uvloop: bool = True
     """Run on uvloop when it is installed (the ``fast`` extra); else, or when off, asyncio's own
     event loop."""
@@ -291,6 +299,8 @@ class Settings:
             values["uvloop"] = _flag("GINRUMMY_UVLOOP", env["GINRUMMY_UVLOOP"])
         if "GINRUMMY_MALLOC_ARENAS" in env:
             values["malloc_arenas"] = _int(env, "GINRUMMY_MALLOC_ARENAS")
+        if "GINRUMMY_ADMIT_WAIT" in env:
+            values["admit_wait"] = _float(env, "GINRUMMY_ADMIT_WAIT")
         if "GINRUMMY_SQLITE_INLINE" in env:
             values["sqlite_inline"] = _int(env, "GINRUMMY_SQLITE_INLINE")
         if "GINRUMMY_LADDER_CPU" in env:
@@ -344,6 +354,8 @@ class Settings:
             raise ValueError("the collector's thaw period cannot be negative (0: off)")
         if min(self.gc_thresholds) < 1:
             raise ValueError("the collector's thresholds must be positive")
+        if self.admit_wait < 0:
+            raise ValueError("GINRUMMY_ADMIT_WAIT cannot be negative (0: never refuse)")
         if self.gc_young_messages < 0:
             raise ValueError("GINRUMMY_GC_YOUNG_MESSAGES cannot be negative (0: off)")
         if self.rate_limit_storage:

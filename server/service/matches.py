@@ -36,6 +36,7 @@ from server.bots import make_bot
 from server.bots.pace import PACES
 
 from .accounts import Accounts
+from .admission import Admission
 from .analysis import Analyses, AnalysisResult, HintResult
 from .bot_accounts import BotAccounts
 from .clock import Clock, SystemClock
@@ -103,6 +104,7 @@ class MatchService:
         seek_timing: SeekTiming | None = None,
         ladder: LadderSettings | None = None,
         ladder_think: Thinker | None = None,
+        admit_wait: float = 0.25,
     ) -> None:
         self.store = store
         self.broadcaster: Broadcaster = broadcaster or InProcessBroadcaster()
@@ -114,6 +116,8 @@ class MatchService:
         self.passkeys = Passkeys(self.accounts)
         self.queries = Queries(store)
         self.exports = Exports(store, self.queries)
+        self.admission = Admission(self.clock, self.metrics, max_wait=admit_wait)
+        self.metrics.busy.set_function(lambda: float(self.admission.busy))
         self.cache = MatchCache(
             store,
             self.clock,
@@ -130,6 +134,7 @@ class MatchService:
             self.clock,
             connected=lambda live: self.presence.connected(live),
             after_write=self._after_write,
+            committed_in=self.admission.observe,
         )
         self.presence = Presence(
             self.broadcaster, self.cache, self.clock, ttl=presence_ttl, fan_out=self.writer.fan_out
@@ -164,7 +169,15 @@ class MatchService:
         )
         self.analyses = Analyses(store, self.cache, lambda: self.computer.thinking, **worlds)
         self.seeks = Seeks(
-            store, self.cache, self.writer, self.commands, self.broadcaster, self.clock, self.ids, seek_timing
+            store,
+            self.cache,
+            self.writer,
+            self.commands,
+            self.broadcaster,
+            self.clock,
+            self.ids,
+            seek_timing,
+            admission=self.admission,
         )
         self.lobby = Lobby(store, self.clock, seeking=self.seeks.count)
         self.bots = BotAccounts(store, self.clock, self.players)
@@ -280,6 +293,7 @@ class MatchService:
         rated: bool = False,
         public: bool = False,
     ) -> CreatedMatch:
+        self.admission.check("match")
         return await self.commands.create_match(
             player,
             opponent=opponent,
@@ -360,6 +374,8 @@ class MatchService:
         if pace is not None and pace not in PACES:
             raise BadRequest(f"pace must be one of {', '.join(PACES)}")
         held = match_id in self.cache
+        if not held:  # a seated player's socket back to its match is let in whatever the load
+            self.admission.check("hello")
         live = await self.cache.get(match_id)
         if not isinstance(token, str) or not token:
             raise Unauthorized("hello needs a token: a seat's player token or the match's watch token")

@@ -90,6 +90,16 @@ class Metrics:
         self.rate_limited = Counter(
             "ginrummy_rate_limited", "Requests refused by a limit", ["limit"], registry=r
         )
+        self.refused = Counter(
+            "ginrummy_refused",
+            "New players refused while the process was overloaded (server/service/admission.py):"
+            " a new match, a seek, a hello that would load a match",
+            ["what"],
+            registry=r,
+        )
+        self.busy = Gauge(
+            "ginrummy_busy", "1 while the process refuses new players (its commits take too long)", registry=r
+        )
 
     def labelled(self, metric: Any, *values: str) -> Any:
         """``metric.labels(*values)`` of a prometheus_client metric, remembered: it checks and

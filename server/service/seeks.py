@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from server.bots import DIFFICULTIES
 from server.rules import RULES, MatchState, new_match
 
+from .admission import Admission
 from .clock import Clock
 from .errors import BadRequest, Conflict, NotFound, Unavailable
 from .ids import Ids
@@ -115,8 +116,12 @@ class Seeks:
         clock: Clock,
         ids: Ids,
         timing: SeekTiming | None = None,
+        *,
+        admission: Admission | None = None,
     ) -> None:
         self.store = store
+        self.admission = admission
+        """New seeks are refused while it says the process is busy (none: never)."""
         self.cache = cache
         self.writer = writer
         self.commands = commands
@@ -156,6 +161,8 @@ class Seeks:
         if computer_after is not None and not 1 <= computer_after <= MAX_COMPUTER_AFTER:
             raise BadRequest(f"computer_after must be 1 to {MAX_COMPUTER_AFTER} seconds")
         self.writer.check_open()
+        if self.admission is not None:
+            self.admission.check("seek")
         from .commands import MatchCaps
 
         caps = caps or MatchCaps()

@@ -79,6 +79,7 @@ class Writer:
         *,
         connected: Callable[[LiveMatch], tuple[bool, bool]],
         after_write: Callable[[LiveMatch], None],
+        committed_in: Callable[[float], None] = lambda _: None,
     ) -> None:
         self.store = store
         self.cache = cache
@@ -87,6 +88,8 @@ class Writer:
         self.clock = clock
         self.connected = connected
         self.after_write = after_write
+        self.committed_in = committed_in
+        """Told how many seconds each commit took (the admission's measure: :mod:`.admission`)."""
         self.closing = False
         self._writes: set[asyncio.Task[Any]] = set()
         self._unshielded = 0
@@ -280,7 +283,9 @@ class Writer:
             # Named, not a bare ``raise``: compiled (mypyc), a bare one re-raised the rebuild's
             # failure caught above, already freed (a segmentation fault; setup.py).
             raise failure
-        self.metrics.commit_seconds.observe(self.clock.monotonic() - started)
+        took = self.clock.monotonic() - started
+        self.metrics.commit_seconds.observe(took)
+        self.committed_in(took)
         if not ok:
             await self.cache.reload(live)
             raise Moved("the match changed meanwhile; here is its current state")

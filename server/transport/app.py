@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.config import Settings
 from server.service import Broadcaster, InProcessBroadcaster, MatchService, Metrics
+from server.service.admission import Busy
 from server.service.errors import RateLimited, ServiceError, TooLarge, Unavailable
 from server.service.ladder import LadderSettings
 from server.service.thinking import ThinkingPool
@@ -54,6 +55,8 @@ def error_response(error: ServiceError) -> web.Response:
     headers = {}
     if isinstance(error, RateLimited):
         headers["Retry-After"] = str(max(1, int(error.reset_in + 0.999)))
+    elif isinstance(error, Busy):
+        headers["Retry-After"] = str(max(1, int(error.retry_in + 0.999)))
     if status == 401:
         headers["WWW-Authenticate"] = 'Bearer realm="ginrummy"'
     return json_response(ErrorResponse(wire_errors.detail(error)), status=status, headers=headers)
@@ -195,6 +198,7 @@ def service_ctx(
             timing=Timing(limits.clock_tick_seconds, limits.claim_seconds, limits.waiting_match_seconds),
             analysis_worlds=limits.analysis_worlds,
             ladder=LadderSettings(app[SETTINGS].ladder_cpu, app[SETTINGS].ladder_references),
+            admit_wait=app[SETTINGS].admit_wait,
             **kwargs,
         )
         service.ratings.max_deviation = app[SETTINGS].leaderboard_deviation

@@ -440,3 +440,41 @@ async def test_the_analysis_waits_longer_than_an_ordinary_call(monkeypatch):
     monkeypatch.setattr(slow, "_request_sync", answer)
     await slow.analysis("m_1")
     assert waited["analysis"] == 600.0  # never shorter than the client's own
+
+
+async def test_a_busy_servers_refusal_is_asked_again_after_its_retry_after(monkeypatch):
+    # A busy server refuses a new match with 503 and Retry-After, having changed nothing: the
+    # client waits that long and asks again. A 503 without it (a database failure, which may
+    # have landed) is raised at once, as is one that would wait past max_retry_wait.
+    from ginrummy_client import rest
+    from ginrummy_client.errors import Unavailable
+
+    answers: list[tuple[int, object, str | None]] = []
+    asked: list[str] = []
+    slept: list[float] = []
+
+    def answer(method, path, body=None, timeout=None):
+        asked.append(path)
+        status, payload, retry_after = answers.pop(0)
+        if status >= 400:
+            raise rest._error_from(status, payload, retry_after)
+        return status, payload
+
+    async def sleep(seconds):
+        slept.append(seconds)
+
+    busy = {"error": {"code": "unavailable", "message": "the server is busy: try again in 5 seconds"}}
+    client = rest.GinRummyClient("http://127.0.0.1:9", "a-token")
+    monkeypatch.setattr(client, "_request_sync", answer)
+    monkeypatch.setattr(rest.asyncio, "sleep", sleep)
+    answers[:] = [(503, busy, "5"), (201, {"ok": True}, None)]
+    assert await client.request("POST", "/api/matches", {}) == {"ok": True}
+    assert slept == [5.0] and len(asked) == 2
+    answers[:] = [(503, {"error": {"code": "unavailable", "message": "database down"}}, None)]
+    with pytest.raises(Unavailable) as raised:
+        await client.request("POST", "/api/matches", {})
+    assert raised.value.retry_in is None and slept == [5.0]
+    answers[:] = [(503, busy, "60")]
+    with pytest.raises(Unavailable) as raised:
+        await client.request("POST", "/api/matches", {})
+    assert raised.value.retry_in == 60.0 and slept == [5.0]  # longer than max_retry_wait (10 s)

@@ -17,7 +17,8 @@ The tree::
     │   │                       too_many_matches (the player's waiting or active matches are at their cap)
     │   ├── RateLimited         rate_limited (``limit`` and ``reset_in`` seconds when the server says)
     │   ├── TooLarge            too_large
-    │   └── Unavailable         unavailable (the server is shutting down: try again shortly)
+    │   └── Unavailable         unavailable (the server is shutting down, or busy: try again shortly;
+    │                           ``retry_in`` seconds when the server says)
     ├── ConnectionLost          the socket dropped and could not be brought back
     └── ProtocolError           the server sent something this client cannot read
 
@@ -141,7 +142,17 @@ class TooLarge(ServerError):
 
 
 class Unavailable(ServerError):
-    """The server is shutting down (or cannot serve now); the same request may work shortly."""
+    """The server is shutting down, or too busy to take on new players (or cannot serve now);
+    the same request may work shortly: after ``retry_in`` seconds when the server says
+    (``Retry-After``)."""
+
+    @property
+    def retry_in(self) -> float | None:
+        value = self.details.get("reset_in")  # (the Retry-After header, kept as the 429's is)
+        try:
+            return None if value is None else float(value)
+        except (TypeError, ValueError):
+            return None
 
 
 class ConnectionLost(GinRummyError):

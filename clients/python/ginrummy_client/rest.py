@@ -21,7 +21,7 @@ from typing import Any
 from .accounts import AccountsMixin
 from .clocks import TimeControl
 from .connection import MatchConnection
-from .errors import RateLimited, ServerError, server_error
+from .errors import RateLimited, ServerError, Unavailable, server_error
 from .exports import ExportsMixin
 from .ladder import LadderMixin
 from .models import MatchSummary, MatchTicket, PlayerIdentity
@@ -137,8 +137,9 @@ class GinRummyClient(AccountsMixin, ExportsMixin, LadderMixin):
         self.base_url = base_url.rstrip("/")
         self.token = token
         self.timeout = timeout
-        # A 429 says when the limit resets: waiting that long and trying again is what a
-        # polite program does, up to a bound so that a long ban surfaces as RateLimited.
+        # A 429 says when the limit resets, and a busy server's 503 when to come back (it
+        # changed nothing): waiting that long and trying again is what a polite program does,
+        # up to a bound so that a long ban surfaces as RateLimited (or Unavailable).
         self.rate_limit_retries = rate_limit_retries
         self.max_retry_wait = max_retry_wait
 
@@ -182,6 +183,14 @@ class GinRummyClient(AccountsMixin, ExportsMixin, LadderMixin):
             except RateLimited as err:
                 wait = err.reset_in if err.reset_in is not None else 1.0
                 if attempt >= self.rate_limit_retries or wait > self.max_retry_wait:
+                    raise
+                attempt += 1
+                await asyncio.sleep(max(wait, 0.05))
+            except Unavailable as err:
+                # Only a refusal that says when to come back (a busy server's) is sure to have
+                # changed nothing: a database failure's 503 may have landed, so it is raised.
+                wait = err.retry_in
+                if wait is None or attempt >= self.rate_limit_retries or wait > self.max_retry_wait:
                     raise
                 attempt += 1
                 await asyncio.sleep(max(wait, 0.05))

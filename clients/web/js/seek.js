@@ -119,7 +119,7 @@ export function quickPairing(root) {
       show(false);
       if (m.code === "unauthorized") store.player = null;
       error.textContent =
-        m.code === "conflict" ? "You are already seeking a match (in another tab?)." : m.code === "unauthorized" ? "The server did not recognise you: reload the page and type your name." : m.message;
+        m.code === "conflict" ? "You are already seeking a match (in another tab?)." : m.code === "unauthorized" ? "The server did not recognise you: reload the page and type your name." : m.message[0].toUpperCase() + m.message.slice(1);
     }
   }
 

@@ -105,6 +105,8 @@ class Player:
         self.reconnects = 0
         self.tries = 0
         """Hellos closed with 1013 in a row (:meth:`_back_off`)."""
+        self.busy = 0
+        """REST calls refused by a busy server (503 with Retry-After) and sent again after it."""
         self.acks_by_phase: Counter[str] = Counter()
         self.deflate = True
         """Offer permessage-deflate on the socket, as browsers do (the server decides)."""
@@ -114,11 +116,18 @@ class Player:
         return {"Authorization": f"Bearer {self.token}"}
 
     async def _post(self, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
-        async with self.session.post(self.base + path, json=body or {}, headers=self.headers) as r:
-            data: dict[str, Any] = await r.json(loads=_decode)
-            if r.status >= 300:
-                raise RuntimeError(f"POST {path}: {r.status} {data}")
-            return data
+        while True:
+            async with self.session.post(self.base + path, json=body or {}, headers=self.headers) as r:
+                data: dict[str, Any] = await r.json(loads=_decode)
+                retry_after = r.headers.get("Retry-After") if r.status == 503 else None
+                if retry_after is None:
+                    if r.status >= 300:
+                        raise RuntimeError(f"POST {path}: {r.status} {data}")
+                    return data
+            # The server is busy with the players it has and changed nothing: come back after
+            # the time it says, give or take half, as the browser does.
+            self.busy += 1
+            await asyncio.sleep(float(retry_after) * random.uniform(0.5, 1.5))
 
     async def setup(self) -> None:
         data = await self._post("/api/players", {"name": f"Load {self.index}"})

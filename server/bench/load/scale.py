@@ -200,6 +200,8 @@ async def run_level(matches: int, variant: Variant, opts: ScaleOptions, log_dir:
         "server_ack_over_50ms": _share_over(m0, m1, "ginrummy_action_seconds", "0.05"),
         "commit_over_50ms": _share_over(m0, m1, "ginrummy_commit_seconds", "0.05"),
         "kb_per_live_match": (rss_live - rss_before) / max(1.0, live) / 1024,
+        # New matches and hellos the server refused as busy (its admission), setup included.
+        "refused": m1.get("ginrummy_refused_total", 0.0),
         "errors": errors,
         "failures": [f for o in outs for f in o["failures"]][:3],
     }  # fmt: skip
@@ -361,7 +363,7 @@ def format_run(r: dict[str, Any]) -> str:
         f"by CPU time {_f(r.get('gc_slow_pauses_cpu'), 0)}, longest {_f(r.get('gc_pause_max_cpu_ms'))} ms; "
         f"by generation {_generations(r.get('gc_slow_by_generation'))})  "
         f"{_f(r['kb_per_live_match'])} KB/match  load gen {_f(r['client_cores'], 2)} cores  "
-        f"setup {_f(r['setup_seconds'])} s  "
+        f"setup {_f(r['setup_seconds'])} s  refused as busy {r.get('refused', 0):g}  "
         f"errors {sum(r['errors'].values())}"
     )
 

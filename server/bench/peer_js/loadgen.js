@@ -32,6 +32,7 @@ const REQUEST_MS = 20000; // a REST answer, at the most
 let phase = null; // {name, think, started, moves, newMatches, latencies, errors}
 let setupErrors = 0;
 let unavailable = 0; // REST calls answered 503 unavailable, and tried again
+let busy = 0; // of those, refused by a busy server (with Retry-After), tried again after it
 let stopping = false;
 
 function emit(obj) {
@@ -60,7 +61,10 @@ function request(method, url, body, headers, local) {
         res.on('data', (c) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString();
-          if (res.statusCode >= 300) reject(Object.assign(new Error(`${method} ${url}: ${res.statusCode} ${text}`), { status: res.statusCode }));
+          if (res.statusCode >= 300) {
+            const retryAfter = Number(res.headers['retry-after']) || null; // a busy server's 503: when to come back
+            reject(Object.assign(new Error(`${method} ${url}: ${res.statusCode} ${text}`), { status: res.statusCode, retryAfter }));
+          }
           else resolve(text ? JSON.parse(text) : {});
         });
       },
@@ -138,12 +142,20 @@ class OursSeat {
 
   async post(path, body) {
     // 503 unavailable (the database busy) says: try again in a moment. Setup does, a few times.
+    // With Retry-After the server is busy with the players it has (it changed nothing): come
+    // back after it, give or take half, for as long as the run goes on.
     for (let attempt = 1; ; attempt++) {
       try {
         return await request('POST', this.url + path, body, this.token ? { authorization: `Bearer ${this.token}` } : {}, this.local);
       } catch (e) {
-        if (e.status !== 503 || attempt >= 10) throw e;
+        if (e.status !== 503 || stopping) throw e;
         unavailable += 1;
+        if (e.retryAfter) {
+          busy += 1;
+          await new Promise((r) => setTimeout(r, 1000 * e.retryAfter * (0.5 + Math.random())));
+          continue;
+        }
+        if (attempt >= 10) throw e;
         await new Promise((r) => setTimeout(r, 100 * attempt));
       }
     }
@@ -388,7 +400,7 @@ async function main() {
   const alive = setInterval(() => {}, 1000);
   await limited(matches.length, 32, (i) => matches[i].setup());
   clearInterval(alive);
-  emit({ event: 'ready', matches: matches.length, setup_errors: setupErrors, unavailable, setup_seconds: (performance.now() - setupStart) / 1000 });
+  emit({ event: 'ready', matches: matches.length, setup_errors: setupErrors, unavailable, busy, setup_seconds: (performance.now() - setupStart) / 1000 });
   const lines = readline.createInterface({ input: process.stdin });
   const ended = []; // with bySend: the phases over, printed on "stop"
   const report = (p) => {
