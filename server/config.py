@@ -25,6 +25,8 @@ were queued to clients with none between; default 0, only the thresholds'),
 ``GINRUMMY_SQLITE_INLINE`` (the largest batch of changes a SQLite file's group commit writes on
 the event loop's thread when the file is free, rather than on its writer thread; default 4, 0:
 none),
+``GINRUMMY_SQLITE_SWITCH_INTERVAL`` (the interpreter's switch interval while a SQLite file's
+group commit writes on its writer thread; default 0.00005; 0: Python's own),
 ``GINRUMMY_MALLOC_ARENAS`` (the most malloc arenas the process may use, on glibc; default 2,
 0: glibc's own default), ``GINRUMMY_LEADERBOARD_DEVIATION`` (the largest rating deviation on the
 leaderboard; default 110), ``GINRUMMY_RATE_LIMIT_STORAGE`` (a ``redis://`` URL where every
@@ -239,6 +241,11 @@ class Settings:
     own thread (at a light load, and when no other connection holds the file's write lock) rather
     than on its writer thread: no thread hop each way (see server/storage/sqlite_writer.py). 0: every batch on the
     writer thread."""
+    sqlite_switch_interval: float = 0.00005
+    """On a SQLite file, the interpreter's thread switch interval (``sys.setswitchinterval``)
+    while the group commit writes a batch on its writer thread: that thread wins the GIL back
+    from a busy event loop after each SQLite call within this long rather than Python's 5 ms
+    (see server/storage/sqlite_writer.py). 0: Python's own throughout."""
     malloc_arenas: int = 2
     """The most malloc arenas the process may use (glibc; 0: glibc's default of eight per core):
     each thread's own arena kept freed memory the event loop's thread never reused (see
@@ -301,6 +308,8 @@ class Settings:
             values["malloc_arenas"] = _int(env, "GINRUMMY_MALLOC_ARENAS")
         if "GINRUMMY_ADMIT_WAIT" in env:
             values["admit_wait"] = _float(env, "GINRUMMY_ADMIT_WAIT")
+        if "GINRUMMY_SQLITE_SWITCH_INTERVAL" in env:
+            values["sqlite_switch_interval"] = _float(env, "GINRUMMY_SQLITE_SWITCH_INTERVAL")
         if "GINRUMMY_SQLITE_INLINE" in env:
             values["sqlite_inline"] = _int(env, "GINRUMMY_SQLITE_INLINE")
         if "GINRUMMY_LADDER_CPU" in env:
@@ -369,6 +378,8 @@ class Settings:
             raise ValueError(f"ladder references must be some of {', '.join(REFERENCES)} (not {unknown})")
         if not 0 <= self.sqlite_inline <= MAX_BATCH:
             raise ValueError(f"GINRUMMY_SQLITE_INLINE is 0 (off) to {MAX_BATCH} (the largest batch) changes")
+        if not 0 <= self.sqlite_switch_interval <= 0.1:
+            raise ValueError("GINRUMMY_SQLITE_SWITCH_INTERVAL is 0 (Python's own) to 0.1 seconds")
         if not 0 <= self.malloc_arenas <= 64:
             raise ValueError("GINRUMMY_MALLOC_ARENAS is 0 (glibc's default) to 64 arenas")
         if self.bot_workers < 0:

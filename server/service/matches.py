@@ -12,7 +12,8 @@ live connections (open, subscribe, unsubscribe); each part does one job:
 - :mod:`.ratings`: rated matches' Glicko-2 updates, ratings and the leaderboard;
 - :mod:`.lobby`: open challenges and the live counts;
 - :mod:`.analysis`: explained play (a match's analysis, hints), in the thinking workers.
-- :mod:`.seeks`: quick pairing (seeks paired by the store, across processes).
+- :mod:`.seeks`: quick pairing (seeks paired by the store, across processes);
+- :mod:`.admission`: turning new players away while the process is past its capacity.
 
 Rules kept here:
 

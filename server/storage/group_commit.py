@@ -52,7 +52,7 @@ from .pg_read import PostgresRead
 from .repository import SqlStore
 from .sqlite_lock import write_lock
 from .sqlite_read import Busy, SqliteRead
-from .sqlite_writer import INLINE_MAX, SqliteWriter
+from .sqlite_writer import INLINE_MAX, SWITCH_INTERVAL, SqliteWriter
 
 log = logging.getLogger("server.storage.group_commit")
 
@@ -76,6 +76,7 @@ class GroupCommitStore(SqlStore):
         on_batch: Callable[[int], None] | None = None,
         sqlite_timeout: float | None = None,
         sqlite_inline: int = INLINE_MAX,
+        sqlite_switch_interval: float = SWITCH_INTERVAL,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__(engine)
@@ -112,6 +113,7 @@ class GroupCommitStore(SqlStore):
                 sqlite_inline,
                 monotonic=monotonic,
                 lock=write_lock(engine),
+                switch_interval=sqlite_switch_interval,
             )
         self._pg = OwnConnection(engine)
         """The Postgres writer's connection (:mod:`.pg_connection`)."""

@@ -181,6 +181,7 @@ def service_ctx(
             notify_channel=notify,
             on_batch=app[METRICS].commit_batch_size.observe,
             sqlite_inline=app[SETTINGS].sqlite_inline,
+            sqlite_switch_interval=app[SETTINGS].sqlite_switch_interval,
         )
         app[COMMITS] = store
         workers = app[SETTINGS].bot_workers

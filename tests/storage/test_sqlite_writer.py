@@ -226,3 +226,36 @@ async def test_a_checkpoint_that_fails_is_logged_and_tried_again_after_the_next_
         assert checkpointer.runs == 1 and checkpointer.last is not None
     finally:
         await checkpointer.close()
+
+
+async def test_while_a_batch_is_on_the_writer_thread_the_switch_interval_is_short(sqlite_store):
+    # The writer thread wins the GIL back after each SQLite call within the short interval, not
+    # Python's 5 ms; before and after the batch the interval is what it was, and 0 leaves it be.
+    import sys
+
+    store, _ = sqlite_store
+    ms = await matches(store, 10)
+    writer = store.sqlite
+    assert writer is not None
+    seen: list[float] = []
+    sql = writer.sql
+
+    class Traced:
+        def sqlite_write(self, conn, rows):
+            seen.append(sys.getswitchinterval())
+            return sql.sqlite_write(conn, rows)
+
+    writer.sql = Traced()  # type: ignore[assignment]
+    before = sys.getswitchinterval()
+    writer.switch_interval = 0.0001
+    writer.busy = 1.0  # the loop's thread busy: every batch goes to the thread
+    writer._second = float("inf")  # (and stays so for this test)
+    assert await store.commit(step(ms[0], 1))
+    assert seen == [pytest.approx(0.0001)] and sys.getswitchinterval() == before
+    writer.switch_interval = 0.0
+    assert await store.commit(step(ms[1], 1))
+    assert seen[1] == before and sys.getswitchinterval() == before
+    # With the loop's thread mostly free the GIL comes back at once anyway: left as it is.
+    writer.switch_interval, writer.busy = 0.0001, 0.0
+    assert await asyncio.gather(*(store.commit(step(m, 1)) for m in ms[2:])) == [True] * 8
+    assert writer.thread_batches >= 3 and set(seen[2:]) == {before}
