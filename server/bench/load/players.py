@@ -20,6 +20,13 @@ from server.bench.load.clients import _decode, _encode
 from server.bench.load.figures import PhaseStats
 from server.transport.ws import CLOSE_TRY_AGAIN
 
+BUSY_FOR = 60.0
+"""Seconds one REST call keeps coming back to a server that refuses it as busy."""
+
+
+class Refused(RuntimeError):
+    """The server stayed busy (503 with Retry-After) for ``BUSY_FOR``: this player was turned away."""
+
 
 def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     """A plain choice among ``legal_actions`` only: knock with the least deadwood when allowed,
@@ -116,6 +123,7 @@ class Player:
         return {"Authorization": f"Bearer {self.token}"}
 
     async def _post(self, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        started = time.monotonic()
         while True:
             async with self.session.post(self.base + path, json=body or {}, headers=self.headers) as r:
                 data: dict[str, Any] = await r.json(loads=_decode)
@@ -125,8 +133,10 @@ class Player:
                         raise RuntimeError(f"POST {path}: {r.status} {data}")
                     return data
             # The server is busy with the players it has and changed nothing: come back after
-            # the time it says, give or take half, as the browser does.
+            # the time it says, give or take half, for up to BUSY_FOR (then: refused).
             self.busy += 1
+            if time.monotonic() - started > BUSY_FOR:
+                raise Refused(f"POST {path}: the server stayed busy for {BUSY_FOR:.0f} s")
             await asyncio.sleep(float(retry_after) * random.uniform(0.5, 1.5))
 
     async def setup(self) -> None:

@@ -165,6 +165,7 @@ async def run_level(matches: int, variant: Variant, opts: ScaleOptions, log_dir:
         "servers": len(servers),
         "setup_seconds": round(setup_seconds, 1),
         "setup_failures": sum(o["setup_failures"] for o in outs),
+        "setup_refused": sum(o.get("setup_refused", 0) for o in outs),
         "load": opts.load,
         "load_processes": len(loads),
         "live_matches": live,
@@ -363,7 +364,8 @@ def format_run(r: dict[str, Any]) -> str:
         f"by CPU time {_f(r.get('gc_slow_pauses_cpu'), 0)}, longest {_f(r.get('gc_pause_max_cpu_ms'))} ms; "
         f"by generation {_generations(r.get('gc_slow_by_generation'))})  "
         f"{_f(r['kb_per_live_match'])} KB/match  load gen {_f(r['client_cores'], 2)} cores  "
-        f"setup {_f(r['setup_seconds'])} s  refused as busy {r.get('refused', 0):g}  "
+        f"setup {_f(r['setup_seconds'])} s  refused as busy {r.get('refused', 0):g} "
+        f"(players turned away {r.get('setup_refused', 0)})  "
         f"errors {sum(r['errors'].values())}"
     )
 

@@ -21,7 +21,7 @@ from typing import Any
 from server.bench.load.clients import CLIENTS_PER_ADDRESS, client_sessions, gather_limited
 from server.bench.load.figures import PhaseStats
 from server.bench.load.measure import cpu_seconds
-from server.bench.load.players import Control, Player
+from server.bench.load.players import Control, Player, Refused
 
 
 async def _line() -> str:
@@ -62,7 +62,8 @@ async def drive(
             tasks.append(asyncio.ensure_future(p.play()))
 
         results = await gather_limited([join(p) for p in players], 50, return_exceptions=True)
-        failed = [r for r in results if isinstance(r, BaseException)]
+        refused = [r for r in results if isinstance(r, Refused)]  # turned away by a busy server
+        failed = [r for r in results if isinstance(r, BaseException) and not isinstance(r, Refused)]
         players = [p for p, r in zip(players, results) if not isinstance(r, BaseException)]
         gc.freeze()  # the players and their sockets live until the end
         print("ready", flush=True)
@@ -84,6 +85,7 @@ async def drive(
     return {
         "players": len(players),
         "setup_failures": len(failed),
+        "setup_refused": len(refused),
         "setup_failure_example": repr(failed[0]) if failed else None,
         "sent": window.sent,
         "acked": window.acked,

@@ -156,6 +156,7 @@ class NodeLoad(_Process):
         if event.get("event") != "ready":
             raise RuntimeError(f"the Node load failed during setup: {line[-500:]!r}")
         self.setup_errors = int(event["setup_errors"])
+        self.setup_refused = int(event.get("refused_setups", 0))
 
     async def go(self, t0: float, t1: float) -> None:
         self.window = asyncio.ensure_future(self._window(t0, t1))
@@ -179,8 +180,9 @@ class NodeLoad(_Process):
         }
         window = phases["window"]
         return {
-            "players": self.matches - self.setup_errors,
+            "players": self.matches - self.setup_errors - self.setup_refused,
             "setup_failures": self.setup_errors,
+            "setup_refused": self.setup_refused,
             "acked": window["moves"],
             "ack_ms": window["latencies_ms"],
             "reply_ms": [],

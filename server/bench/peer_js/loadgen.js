@@ -33,6 +33,8 @@ let phase = null; // {name, think, started, moves, newMatches, latencies, errors
 let setupErrors = 0;
 let unavailable = 0; // REST calls answered 503 unavailable, and tried again
 let busy = 0; // of those, refused by a busy server (with Retry-After), tried again after it
+let refusedSetups = 0; // matches never set up: the server stayed busy for BUSY_FOR_MS
+const BUSY_FOR_MS = config.busyForMs ?? 60000; // how long one call keeps coming back to a busy server
 let stopping = false;
 
 function emit(obj) {
@@ -143,7 +145,8 @@ class OursSeat {
   async post(path, body) {
     // 503 unavailable (the database busy) says: try again in a moment. Setup does, a few times.
     // With Retry-After the server is busy with the players it has (it changed nothing): come
-    // back after it, give or take half, for as long as the run goes on.
+    // back after it, give or take half, for up to BUSY_FOR_MS (then the call is refused).
+    const started = performance.now();
     for (let attempt = 1; ; attempt++) {
       try {
         return await request('POST', this.url + path, body, this.token ? { authorization: `Bearer ${this.token}` } : {}, this.local);
@@ -152,6 +155,7 @@ class OursSeat {
         unavailable += 1;
         if (e.retryAfter) {
           busy += 1;
+          if (performance.now() - started > BUSY_FOR_MS) throw Object.assign(e, { refused: true });
           await new Promise((r) => setTimeout(r, 1000 * e.retryAfter * (0.5 + Math.random())));
           continue;
         }
@@ -256,7 +260,7 @@ class OursMatch {
     this.starting = true;
     if (phase) phase.newMatches += 1; // boardgame.io's benchmark game never ends: it starts none
     this.start()
-      .catch(() => error('new_match'))
+      .catch((e) => error(e.refused ? 'refused' : 'new_match'))
       .finally(() => (this.starting = false));
   }
 
@@ -378,6 +382,10 @@ async function limited(count, limit, fn) {
       try {
         await fn(i);
       } catch (e) {
+        if (e.refused) {
+          refusedSetups += 1; // the server turned this player away: not an error of either side
+          continue;
+        }
         setupErrors += 1;
         if (setupErrors <= 3) process.stderr.write(`setup: ${e.message}\n`);
       }
@@ -400,7 +408,7 @@ async function main() {
   const alive = setInterval(() => {}, 1000);
   await limited(matches.length, 32, (i) => matches[i].setup());
   clearInterval(alive);
-  emit({ event: 'ready', matches: matches.length, setup_errors: setupErrors, unavailable, busy, setup_seconds: (performance.now() - setupStart) / 1000 });
+  emit({ event: 'ready', matches: matches.length, setup_errors: setupErrors, refused_setups: refusedSetups, unavailable, busy, setup_seconds: (performance.now() - setupStart) / 1000 });
   const lines = readline.createInterface({ input: process.stdin });
   const ended = []; // with bySend: the phases over, printed on "stop"
   const report = (p) => {
