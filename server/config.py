@@ -32,8 +32,7 @@ group commit writes on its writer thread; default 0.00005; 0: Python's own),
 leaderboard; default 110), ``GINRUMMY_RATE_LIMIT_STORAGE`` (a ``redis://`` URL where every
 process counts the REST rate limits; default: each process in its own memory),
 ``GINRUMMY_ADMIT_WAIT`` (seconds a commit may take on average before the process refuses new
-matches, seeks and hellos that would load a match, as ``503``/``1013`` to try again later;
-default 0.25; 0: never).
+matches and seeks, as ``503`` to try again later; default 0.25; 0: never).
 """
 
 from __future__ import annotations
@@ -252,9 +251,9 @@ class Settings:
     :mod:`server.transport.arenas`)."""
     admit_wait: float = 0.25
     """Seconds a commit may take on average (the database's time and the event loop's backlog)
-    before this process refuses new players: a new match, a seek, a hello that would load a
-    match it does not hold (``503 unavailable`` with ``Retry-After``, or close ``1013``), while
-    the players already seated play on. 0: never refuse (see server/service/admission.py)."""
+    before this process refuses new players: a new match, a seek (``503 unavailable`` with
+    ``Retry-After``, or the lobby socket's ``unavailable`` error), while the players already
+    seated play on. 0: never refuse (see server/service/admission.py)."""
     uvloop: bool = True
     """Run on uvloop when it is installed (the ``fast`` extra); else, or when off, asyncio's own
     event loop."""

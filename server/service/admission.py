@@ -1,15 +1,15 @@
 """Admission: whether this process takes on new players now, or asks them to come back.
 
-Past its ceiling a server process does not keep its ceiling's pace: at twice the actions a
-second it can carry, one process carried half of them, every action waiting seconds for its
-commit (docs/benchmarks.md, stop 56). The players already seated are the ones to keep
-served, so while the process is overloaded it refuses what would bring it more players: a new
-match (``POST /api/matches``), a seek, and a ``hello`` for a match it does not hold (one that
-would be loaded from the store: a player coming back after a restart, say). The players
-refused are told ``unavailable`` with a time to try again in (REST: ``503`` and
-``Retry-After``; a first ``hello``: its error, then close ``1013 try again later``); the
-browser and the Python client come back after it. Everything a seated player does goes on:
-their actions, a rematch, a join of a match already made.
+Past its ceiling a server process does not keep its ceiling's pace: every action waits
+seconds for its commit, and one process at 10,000 live matches carried half to four fifths of
+what it carries at its ceiling (docs/benchmarks.md, stops 56 and 57). The players already
+seated are the ones to keep served, so while the process is overloaded it refuses what would
+bring it more players: a new match (``POST /api/matches``) and a seek (the lobby socket). The
+players refused are told ``unavailable`` with a time to try again in (REST: ``503`` and
+``Retry-After``); the browser shows it and the Python client comes back after it. Everything a
+seated player does goes on: their actions, a hello to their match (held in memory or not: a
+match in play is a seat taken, and a match just made may be dropped from memory before its
+first hello), a rematch, a join of a match already made.
 
 Overloaded means: commits take long. How long a commit takes (from the change handed to the
 store to its answer being seen) holds the database's own time and the event loop's backlog, as
@@ -77,8 +77,8 @@ class Admission:
         return self._busy
 
     def check(self, what: str) -> None:
-        """Raise :class:`Busy` while the process is overloaded; ``what`` (``match``, ``seek``,
-        ``hello``) is counted in the metrics by what was refused."""
+        """Raise :class:`Busy` while the process is overloaded; ``what`` (``match``, ``seek``)
+        is counted in the metrics by what was refused."""
         if self.busy:
             self.metrics.refused.labels(what).inc()
             raise Busy(f"the server is busy: try again in {RETRY_IN:.0f} seconds", retry_in=RETRY_IN)

@@ -375,8 +375,6 @@ class MatchService:
         if pace is not None and pace not in PACES:
             raise BadRequest(f"pace must be one of {', '.join(PACES)}")
         held = match_id in self.cache
-        if not held:  # a seated player's socket back to its match is let in whatever the load
-            self.admission.check("hello")
         live = await self.cache.get(match_id)
         if not isinstance(token, str) or not token:
             raise Unauthorized("hello needs a token: a seat's player token or the match's watch token")

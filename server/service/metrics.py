@@ -93,7 +93,7 @@ class Metrics:
         self.refused = Counter(
             "ginrummy_refused",
             "New players refused while the process was overloaded (server/service/admission.py):"
-            " a new match, a seek, a hello that would load a match",
+            " a new match, a seek",
             ["what"],
             registry=r,
         )
