@@ -132,6 +132,9 @@ class NodeLoad(_Process):
             "target": "ours", "url": urls[0], "urls": urls, "matches": matches, "mode": "hvc",
             "difficulty": "normal", "think": opts.think, "deflate": opts.deflate,
             "bySend": True, "latencies": True, "graceMs": int(GRACE * 1000),
+            # A player a full server refuses at setup is turned away at once (counted), not
+            # kept coming back: the setup ends with the players the server took.
+            "setupBusyForMs": 0,
         }  # fmt: skip
         load = NodeLoad(
             await asyncio.create_subprocess_exec(

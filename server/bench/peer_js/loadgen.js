@@ -35,6 +35,10 @@ let unavailable = 0; // REST calls answered 503 unavailable, and tried again
 let busy = 0; // of those, refused by a busy server (with Retry-After), tried again after it
 let refusedSetups = 0; // matches never set up: the server stayed busy for BUSY_FOR_MS
 const BUSY_FOR_MS = config.busyForMs ?? 60000; // how long one call keeps coming back to a busy server
+// ...during the setup (a player turned away there frees its setup slot for the next one: with
+// the server full the setup would otherwise wait BUSY_FOR_MS for each player still to come).
+const SETUP_BUSY_FOR_MS = config.setupBusyForMs ?? BUSY_FOR_MS;
+let settingUp = true;
 let stopping = false;
 
 function emit(obj) {
@@ -155,7 +159,7 @@ class OursSeat {
         unavailable += 1;
         if (e.retryAfter) {
           busy += 1;
-          if (performance.now() - started > BUSY_FOR_MS) throw Object.assign(e, { refused: true });
+          if (performance.now() - started >= (settingUp ? SETUP_BUSY_FOR_MS : BUSY_FOR_MS)) throw Object.assign(e, { refused: true });
           await new Promise((r) => setTimeout(r, 1000 * e.retryAfter * (0.5 + Math.random())));
           continue;
         }
@@ -407,6 +411,7 @@ async function main() {
   // the process silently, so a timer keeps it alive until the setup is over.
   const alive = setInterval(() => {}, 1000);
   await limited(matches.length, 32, (i) => matches[i].setup());
+  settingUp = false;
   clearInterval(alive);
   emit({ event: 'ready', matches: matches.length, setup_errors: setupErrors, refused_setups: refusedSetups, unavailable, busy, setup_seconds: (performance.now() - setupStart) / 1000 });
   const lines = readline.createInterface({ input: process.stdin });
