@@ -32,7 +32,8 @@ saturated, two rounds interleaved): 1,934 and 1,819 moves a second with Python's
 2,221 and 2,120 with 50 microseconds for the whole process, 1,928 and 2,083 with it only while
 a batch is on the thread (against 1,901 and 1,716 in that run). At a human pace, with the
 loop's thread mostly free, the GIL comes back at once anyway, and the short interval only cost
-CPU (1.37 against 1.18 ms a move at 660 moves a second): then it is left as it is.
+CPU (1.37 against 1.18 ms a move at 660 moves a second): then it is left as it is. So kept,
+a third run: 2,257 and 2,465 against 2,194 and 2,201, at a person's pace within the noise.
 
 No commit checkpoints the write-ahead log (a checkpoint copies pages into the database file and
 syncs it, milliseconds no batch should wait for): a :class:`.sqlite_checkpoint.Checkpointer`
