@@ -179,7 +179,7 @@ class OursSeat {
     });
     this.ws.on('message', (data) => this.received(JSON.parse(data)));
     this.ws.on('close', () => {
-      if (!stopping) error('socket_closed');
+      if (!stopping && !this.turnedAway) error('socket_closed');
     });
   }
 
@@ -244,7 +244,12 @@ class OursMatch {
     await this.a.connect();
     if (this.b) await this.b.connect();
     for (const seat of [this.a, this.b]) if (seat) seat.onFinished = () => this.next();
-    await this.start();
+    try {
+      await this.start();
+    } catch (e) {
+      if (e.refused) this.turnAway();
+      throw e;
+    }
   }
 
   async start() {
@@ -264,12 +269,22 @@ class OursMatch {
     this.starting = true;
     if (phase) phase.newMatches += 1; // boardgame.io's benchmark game never ends: it starts none
     this.start()
-      .catch((e) => error(e.refused ? 'refused' : 'new_match'))
+      .catch((e) => {
+        if (e.refused) this.turnAway();
+        error(e.refused ? 'refused' : 'new_match');
+      })
       .finally(() => (this.starting = false));
   }
 
   close() {
     for (const seat of [this.a, this.b]) if (seat && seat.ws) seat.ws.terminate();
+  }
+
+  turnAway() {
+    // Refused by a full server: leave, as a person would, before the server's hello deadline
+    // closes the socket (which the run would count as an error).
+    for (const seat of [this.a, this.b]) if (seat) seat.turnedAway = true;
+    this.close();
   }
 }
 
