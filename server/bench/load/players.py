@@ -112,8 +112,6 @@ class Player:
         self.reconnects = 0
         self.tries = 0
         """Hellos closed with 1013 in a row (:meth:`_back_off`)."""
-        self.busy = 0
-        """REST calls refused by a busy server (503 with Retry-After) and sent again after it."""
         self.acks_by_phase: Counter[str] = Counter()
         self.deflate = True
         """Offer permessage-deflate on the socket, as browsers do (the server decides)."""
@@ -134,7 +132,6 @@ class Player:
                     return data
             # The server is busy with the players it has and changed nothing: come back after
             # the time it says, give or take half, for up to BUSY_FOR (then: refused).
-            self.busy += 1
             if time.monotonic() - started > BUSY_FOR:
                 raise Refused(f"POST {path}: the server stayed busy for {BUSY_FOR:.0f} s")
             await asyncio.sleep(float(retry_after) * random.uniform(0.5, 1.5))
