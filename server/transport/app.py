@@ -53,10 +53,16 @@ def json_response(data: Any, status: int = 200, headers: dict[str, str] | None =
 def error_response(error: ServiceError) -> web.Response:
     status = wire_errors.status(error)
     headers = {}
-    if isinstance(error, RateLimited):
-        headers["Retry-After"] = str(max(1, int(error.reset_in + 0.999)))
-    elif isinstance(error, Busy):
-        headers["Retry-After"] = str(max(1, int(error.retry_in + 0.999)))
+    # When to come back, in whole seconds: a rate limit's reset, a busy server's wait.
+    wait = (
+        error.reset_in
+        if isinstance(error, RateLimited)
+        else error.retry_in
+        if isinstance(error, Busy)
+        else None
+    )
+    if wait is not None:
+        headers["Retry-After"] = str(max(1, int(wait + 0.999)))
     if status == 401:
         headers["WWW-Authenticate"] = 'Bearer realm="ginrummy"'
     return json_response(ErrorResponse(wire_errors.detail(error)), status=status, headers=headers)
