@@ -166,6 +166,8 @@ async def run_level(matches: int, variant: Variant, opts: ScaleOptions, log_dir:
         "setup_seconds": round(setup_seconds, 1),
         "setup_failures": sum(o["setup_failures"] for o in outs),
         "setup_refused": sum(o.get("setup_refused", 0) for o in outs),
+        # Players refused at setup who came back after Retry-After and were let in (Node load).
+        "setup_came_back": sum(o.get("setup_came_back", 0) for o in outs),
         "load": opts.load,
         "load_processes": len(loads),
         "live_matches": live,
@@ -365,7 +367,8 @@ def format_run(r: dict[str, Any]) -> str:
         f"by generation {_generations(r.get('gc_slow_by_generation'))})  "
         f"{_f(r['kb_per_live_match'])} KB/match  load gen {_f(r['client_cores'], 2)} cores  "
         f"setup {_f(r['setup_seconds'])} s  refused as busy {r.get('refused', 0):g} "
-        f"(players turned away {r.get('setup_refused', 0)})  "
+        f"(players turned away {r.get('setup_refused', 0)}, let in on coming back "
+        f"{r.get('setup_came_back', 0)})  "
         f"errors {sum(r['errors'].values())}"
     )
 

@@ -132,9 +132,6 @@ class NodeLoad(_Process):
             "target": "ours", "url": urls[0], "urls": urls, "matches": matches, "mode": "hvc",
             "difficulty": "normal", "think": opts.think, "deflate": opts.deflate,
             "bySend": True, "latencies": True, "graceMs": int(GRACE * 1000),
-            # A player a full server refuses at setup is turned away at once (counted), not
-            # kept coming back: the setup ends with the players the server took.
-            "setupBusyForMs": 0,
         }  # fmt: skip
         load = NodeLoad(
             await asyncio.create_subprocess_exec(
@@ -160,6 +157,7 @@ class NodeLoad(_Process):
             raise RuntimeError(f"the Node load failed during setup: {line[-500:]!r}")
         self.setup_errors = int(event["setup_errors"])
         self.setup_refused = int(event.get("refused_setups", 0))
+        self.came_back = int(event.get("came_back", 0))
 
     async def go(self, t0: float, t1: float) -> None:
         self.window = asyncio.ensure_future(self._window(t0, t1))
@@ -186,6 +184,7 @@ class NodeLoad(_Process):
             "players": self.matches - self.setup_errors - self.setup_refused,
             "setup_failures": self.setup_errors,
             "setup_refused": self.setup_refused,
+            "setup_came_back": self.came_back,
             "acked": window["moves"],
             "ack_ms": window["latencies_ms"],
             "reply_ms": [],

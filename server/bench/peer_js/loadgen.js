@@ -34,10 +34,8 @@ let setupErrors = 0;
 let unavailable = 0; // REST calls answered 503 unavailable, and tried again
 let busy = 0; // of those, refused by a busy server (with Retry-After), tried again after it
 let refusedSetups = 0; // matches never set up: the server stayed busy for BUSY_FOR_MS
-const BUSY_FOR_MS = config.busyForMs ?? 60000; // how long one call keeps coming back to a busy server
-// ...during the setup (a player turned away there frees its setup slot for the next one: with
-// the server full the setup would otherwise wait BUSY_FOR_MS for each player still to come).
-const SETUP_BUSY_FOR_MS = config.setupBusyForMs ?? BUSY_FOR_MS;
+let cameBack = 0; // matches set up after the server first refused them as busy
+const BUSY_FOR_MS = config.busyForMs ?? 60000; // how long a player keeps coming back to a busy server
 let settingUp = true;
 let stopping = false;
 
@@ -89,6 +87,11 @@ function within(promise, ms, what) {
     timer = setTimeout(() => reject(new Error(`${what} in ${ms / 1000} s`)), ms);
   });
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+function later(retryAfter) {
+  // A busy server's Retry-After, give or take half (players refused together come back apart).
+  return new Promise((r) => setTimeout(r, 1000 * retryAfter * (0.5 + Math.random())));
 }
 
 function pause() {
@@ -159,8 +162,10 @@ class OursSeat {
         unavailable += 1;
         if (e.retryAfter) {
           busy += 1;
-          if (performance.now() - started >= (settingUp ? SETUP_BUSY_FOR_MS : BUSY_FOR_MS)) throw Object.assign(e, { refused: true });
-          await new Promise((r) => setTimeout(r, 1000 * e.retryAfter * (0.5 + Math.random())));
+          // During the setup the player gives its setup slot up at once and comes back on its
+          // own (OursMatch.comeBack): the setup goes on with the next one.
+          if (settingUp || performance.now() - started >= BUSY_FOR_MS) throw Object.assign(e, { refused: true });
+          await later(e.retryAfter);
           continue;
         }
         if (attempt >= 10) throw e;
@@ -171,6 +176,11 @@ class OursSeat {
 
   async connect() {
     this.token = (await this.post('/api/players', { name: `Peer ${this.index}` })).token;
+    await this.open();
+  }
+
+  async open() {
+    this.turnedAway = false;
     const url = this.url.replace('http', 'ws') + '/ws';
     this.ws = new WebSocket(url, { localAddress: this.local, perMessageDeflate: config.deflate });
     await new Promise((resolve, reject) => {
@@ -244,12 +254,7 @@ class OursMatch {
     await this.a.connect();
     if (this.b) await this.b.connect();
     for (const seat of [this.a, this.b]) if (seat) seat.onFinished = () => this.next();
-    try {
-      await this.start();
-    } catch (e) {
-      if (e.refused) this.turnAway();
-      throw e;
-    }
+    await this.start();
   }
 
   async start() {
@@ -278,6 +283,25 @@ class OursMatch {
 
   close() {
     for (const seat of [this.a, this.b]) if (seat && seat.ws) seat.ws.terminate();
+  }
+
+  async comeBack(retryAfter) {
+    // Refused at setup by a busy server: leave, and come back after its Retry-After (the same
+    // identity, a new socket) for up to BUSY_FOR_MS, as a person would; true once seated.
+    const until = performance.now() + BUSY_FOR_MS;
+    for (;;) {
+      this.turnAway();
+      if (stopping || performance.now() >= until) return false;
+      await later(retryAfter);
+      try {
+        for (const seat of [this.a, this.b]) if (seat) await seat.open();
+        await this.start();
+        return true;
+      } catch (e) {
+        if (!e.refused) throw e;
+        retryAfter = e.retryAfter;
+      }
+    }
   }
 
   turnAway() {
@@ -393,6 +417,11 @@ class BgioMatch {
 
 // ---- the run -------------------------------------------------------------------------------
 
+function setupFailed(e) {
+  setupErrors += 1;
+  if (setupErrors <= 3) process.stderr.write(`setup: ${e.message}\n`);
+}
+
 async function limited(count, limit, fn) {
   let next = 0;
   async function worker() {
@@ -401,12 +430,7 @@ async function limited(count, limit, fn) {
       try {
         await fn(i);
       } catch (e) {
-        if (e.refused) {
-          refusedSetups += 1; // the server turned this player away: not an error of either side
-          continue;
-        }
-        setupErrors += 1;
-        if (setupErrors <= 3) process.stderr.write(`setup: ${e.message}\n`);
+        setupFailed(e);
       }
     }
   }
@@ -425,10 +449,21 @@ async function main() {
   // Node exits when nothing is left to wait for: a setup waiting only on lost sockets would end
   // the process silently, so a timer keeps it alive until the setup is over.
   const alive = setInterval(() => {}, 1000);
-  await limited(matches.length, 32, (i) => matches[i].setup());
+  // A player a busy server refuses leaves its setup slot to the next one and comes back on its
+  // own; the setup ends when every player is seated, has failed or has given up.
+  const returning = [];
+  const comeBack = (match, e) =>
+    match.comeBack(e.retryAfter).then((seated) => (seated ? (cameBack += 1) : (refusedSetups += 1)), setupFailed);
+  await limited(matches.length, 32, (i) =>
+    matches[i].setup().catch((e) => {
+      if (!e.refused) throw e;
+      returning.push(comeBack(matches[i], e));
+    }),
+  );
+  await Promise.all(returning);
   settingUp = false;
   clearInterval(alive);
-  emit({ event: 'ready', matches: matches.length, setup_errors: setupErrors, refused_setups: refusedSetups, unavailable, busy, setup_seconds: (performance.now() - setupStart) / 1000 });
+  emit({ event: 'ready', matches: matches.length, setup_errors: setupErrors, refused_setups: refusedSetups, came_back: cameBack, unavailable, busy, setup_seconds: (performance.now() - setupStart) / 1000 });
   const lines = readline.createInterface({ input: process.stdin });
   const ended = []; // with bySend: the phases over, printed on "stop"
   const report = (p) => {

@@ -1,0 +1,74 @@
+"""The Node load generator against a busy server: a player refused at setup leaves its setup
+slot and comes back after ``Retry-After`` (let in, counted ``came_back``), or gives up after
+``busyForMs`` (counted ``refused_setups``), never as a setup error. Skipped, saying why, when
+Node, npm or the npm registry (for the first install into the cache) is not there."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+from server.bench.peer.node import DEFAULT_CACHE, NodeUnavailable, install
+from server.service.admission import Busy
+from server.transport.keys import SERVICE
+
+pytestmark = pytest.mark.slow
+
+
+def _refuse_first(client, count: int) -> list[str]:
+    """The server refuses its first ``count`` new matches as busy, asking for a second's wait;
+    the refusals, in order."""
+    admission = client.app[SERVICE].admission
+    refused: list[str] = []
+
+    def check(what: str) -> None:
+        if len(refused) < count:
+            refused.append(what)
+            raise Busy("the server is busy: try again in 1 second", retry_in=1.0)
+
+    admission.check = check
+    return refused
+
+
+async def _ready(client, **config: Any) -> dict[str, Any]:
+    """Run the load generator's setup against ``client``'s server: its ``ready`` event."""
+    try:
+        folder = await asyncio.to_thread(install, DEFAULT_CACHE, 120)
+    except NodeUnavailable as e:
+        pytest.skip(f"the Node load generator cannot be installed: {e}")
+    url = str(client.server.make_url("")).rstrip("/")
+    config = {"target": "ours", "url": url, "mode": "hvc", "difficulty": "easy", "think": 0.05, **config}
+    node = await asyncio.create_subprocess_exec(
+        "node", "loadgen.js", json.dumps(config), cwd=folder,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        assert node.stdout is not None
+        line = await asyncio.wait_for(node.stdout.readline(), 60)
+    finally:
+        node.kill()
+        _, stderr = await node.communicate()
+    assert line, stderr.decode()
+    return dict(json.loads(line))
+
+
+async def test_a_player_refused_at_setup_comes_back_after_retry_after_and_is_let_in(make_client):
+    client = await make_client(bot_delay=0)
+    refused = _refuse_first(client, 2)
+    ready = await _ready(client, matches=3)
+    assert refused == ["match", "match"], ready
+    assert ready["event"] == "ready" and ready["busy"] == 2
+    assert (ready["came_back"], ready["refused_setups"], ready["setup_errors"]) == (2, 0, 0)
+    assert client.app[SERVICE].metrics.registry.get_sample_value("ginrummy_live_matches") == 3  # all seated
+
+
+async def test_a_player_the_server_keeps_refusing_gives_up_after_busy_for_ms(make_client):
+    client = await make_client(bot_delay=0)
+    _refuse_first(client, 1000)
+    ready = await _ready(client, matches=2, busyForMs=1500)
+    assert (ready["came_back"], ready["refused_setups"], ready["setup_errors"]) == (0, 2, 0)
+    assert ready["busy"] >= 4  # each came back at least once before giving up
+    assert ready["setup_seconds"] >= 1.5
