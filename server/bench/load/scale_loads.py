@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 LOADS = ("python", "node")
 GRACE = 2.0
 """Seconds the Node load waits after the window, on ``stop``, for the answers to its last actions."""
+PATIENCE = 300.0
+"""Seconds a Node load player refused by a busy server keeps coming back (then it is turned away)."""
 
 
 class Load(Protocol):
@@ -132,6 +134,9 @@ class NodeLoad(_Process):
             "target": "ours", "url": urls[0], "urls": urls, "matches": matches, "mode": "hvc",
             "difficulty": "normal", "think": opts.think, "deflate": opts.deflate,
             "bySend": True, "latencies": True, "graceMs": int(GRACE * 1000),
+            # A player a busy server refuses comes back (waiting longer each time) for up to
+            # PATIENCE: the crowd refused during the setup's burst is let in once it is over.
+            "busyForMs": int(PATIENCE * 1000),
         }  # fmt: skip
         load = NodeLoad(
             await asyncio.create_subprocess_exec(

@@ -89,9 +89,11 @@ function within(promise, ms, what) {
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
-function later(retryAfter) {
-  // A busy server's Retry-After, give or take half (players refused together come back apart).
-  return new Promise((r) => setTimeout(r, 1000 * retryAfter * (0.5 + Math.random())));
+function later(retryAfter, refusals) {
+  // A busy server's Retry-After, doubled for each refusal before the last (up to a minute: a
+  // crowd turned away does not come back all at once, again and again), give or take half.
+  const seconds = Math.min(60, retryAfter * 2 ** (refusals - 1));
+  return new Promise((r) => setTimeout(r, 1000 * seconds * (0.5 + Math.random())));
 }
 
 function pause() {
@@ -154,6 +156,7 @@ class OursSeat {
     // With Retry-After the server is busy with the players it has (it changed nothing): come
     // back after it, give or take half, for up to BUSY_FOR_MS (then the call is refused).
     const started = performance.now();
+    let refusals = 0;
     for (let attempt = 1; ; attempt++) {
       try {
         return await request('POST', this.url + path, body, this.token ? { authorization: `Bearer ${this.token}` } : {}, this.local);
@@ -162,10 +165,11 @@ class OursSeat {
         unavailable += 1;
         if (e.retryAfter) {
           busy += 1;
+          refusals += 1;
           // During the setup the player gives its setup slot up at once and comes back on its
           // own (OursMatch.comeBack): the setup goes on with the next one.
           if (settingUp || performance.now() - started >= BUSY_FOR_MS) throw Object.assign(e, { refused: true });
-          await later(e.retryAfter);
+          await later(e.retryAfter, refusals);
           continue;
         }
         if (attempt >= 10) throw e;
@@ -257,9 +261,11 @@ class OursMatch {
     await this.start();
   }
 
-  async start() {
+  async start(open = false) {
+    // open: the seats' sockets are opened once the match is made (coming back after a refusal).
     const body = this.b ? { opponent: 'human' } : { opponent: 'computer', difficulty: config.difficulty };
     const match = await this.a.post('/api/matches', body);
+    if (open) for (const seat of [this.a, this.b]) if (seat) await seat.open();
     const waits = [];
     if (this.b) {
       await this.b.post(`/api/matches/${match.match_id}/join`, { invite: match.invite.code });
@@ -287,15 +293,15 @@ class OursMatch {
 
   async comeBack(retryAfter) {
     // Refused at setup by a busy server: leave, and come back after its Retry-After (the same
-    // identity, a new socket) for up to BUSY_FOR_MS, as a person would; true once seated.
+    // identity; a new socket once the match is made) for up to BUSY_FOR_MS, as a person would;
+    // true once seated.
     const until = performance.now() + BUSY_FOR_MS;
-    for (;;) {
-      this.turnAway();
+    this.turnAway();
+    for (let refusals = 1; ; refusals++) {
       if (stopping || performance.now() >= until) return false;
-      await later(retryAfter);
+      await later(retryAfter, refusals);
       try {
-        for (const seat of [this.a, this.b]) if (seat) await seat.open();
-        await this.start();
+        await this.start(true);
         return true;
       } catch (e) {
         if (!e.refused) throw e;
