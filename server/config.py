@@ -32,7 +32,7 @@ group commit writes on its writer thread; default 0.00005; 0: Python's own),
 leaderboard; default 110), ``GINRUMMY_RATE_LIMIT_STORAGE`` (a ``redis://`` URL where every
 process counts the REST rate limits; default: each process in its own memory),
 ``GINRUMMY_ADMIT_WAIT`` (seconds a commit may take on average before the process refuses new
-matches and seeks, as ``503`` to try again later; default 0.25; 0: never).
+matches and seeks, as ``503`` to try again later; default 0.1; 0: never).
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ from typing import Any
 
 from redis.connection import parse_url
 
+from server.service.admission import MAX_WAIT
 from server.service.ladder import REFERENCES
 from server.service.ratings import ESTABLISHED_DEVIATION
 from server.storage.batch_sql import MAX_BATCH
@@ -249,7 +250,7 @@ class Settings:
     """The most malloc arenas the process may use (glibc; 0: glibc's default of eight per core):
     each thread's own arena kept freed memory the event loop's thread never reused (see
     :mod:`server.transport.arenas`)."""
-    admit_wait: float = 0.25
+    admit_wait: float = MAX_WAIT
     """Seconds a commit may take on average (the database's time and the event loop's backlog)
     before this process refuses new players: a new match, a seek (``503 unavailable`` with
     ``Retry-After``, or the lobby socket's ``unavailable`` error), while the players already

@@ -28,6 +28,13 @@ from .clock import Clock
 from .errors import Unavailable
 from .metrics import Metrics
 
+MAX_WAIT = 0.1
+"""Seconds a commit may take on average before new players are refused, by default
+(``GINRUMMY_ADMIT_WAIT``). Where a process past its capacity settles is where its commits take
+about this long: at 10,000 players arriving at once, 0.25 s let in about 7,000 with acks' p99
+at 0.4-0.5 s, 0.05-0.08 s about 5,800 at 0.23-0.24 s (docs/benchmarks.md, stop 58). Low enough
+to keep the tail short, high enough that a database a few milliseconds away never counts as
+overloaded."""
 WEIGHT = 0.05
 """The share of the estimate each commit's time takes (about the last 20 commits count)."""
 
@@ -46,7 +53,9 @@ class Busy(Unavailable):
 class Admission:
     """Whether new players are let in (:meth:`check`), from the commits' times (:meth:`observe`)."""
 
-    def __init__(self, clock: Clock, metrics: Metrics, *, max_wait: float = 0.25, hold: float = 2.0) -> None:
+    def __init__(
+        self, clock: Clock, metrics: Metrics, *, max_wait: float = MAX_WAIT, hold: float = 2.0
+    ) -> None:
         if max_wait < 0 or hold <= 0:
             raise ValueError("the admission's wait cannot be negative (0: off) and its hold must be positive")
         self.clock = clock

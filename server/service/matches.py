@@ -37,7 +37,7 @@ from server.bots import make_bot
 from server.bots.pace import PACES
 
 from .accounts import Accounts
-from .admission import Admission
+from .admission import MAX_WAIT, Admission
 from .analysis import Analyses, AnalysisResult, HintResult
 from .bot_accounts import BotAccounts
 from .clock import Clock, SystemClock
@@ -105,7 +105,7 @@ class MatchService:
         seek_timing: SeekTiming | None = None,
         ladder: LadderSettings | None = None,
         ladder_think: Thinker | None = None,
-        admit_wait: float = 0.25,
+        admit_wait: float = MAX_WAIT,
     ) -> None:
         self.store = store
         self.broadcaster: Broadcaster = broadcaster or InProcessBroadcaster()
