@@ -37,6 +37,7 @@ import inspect
 import logging
 import unicodedata
 from collections.abc import Awaitable, Callable, Sequence
+from itertools import islice
 from typing import Any
 
 from argon2 import PasswordHasher
@@ -60,6 +61,9 @@ STRENGTH_PREFIX = 32
 """The characters zxcvbn looks at: 23 ms at most for 32 random ones, 72 ms for 72."""
 TOUCH_SECONDS = 300.0
 """A session's ``last_seen_at`` is written at most this often (per process)."""
+TOUCHED_MAX = 50_000
+"""The most sessions remembered as written lately; past it the one written longest ago is
+forgotten (and written again when next used), not every one at once."""
 WRONG = "wrong username or password"
 
 
@@ -223,12 +227,17 @@ class Accounts:
         """Note that ``player``'s session is in use (written at most every ``TOUCH_SECONDS``)."""
         session_id = session_id_of(player.token_hash)
         now = self.clock.monotonic()
-        last = self._touched.get(session_id)
+        touched = self._touched
+        last = touched.get(session_id)
         if last is not None and now - last < TOUCH_SECONDS:
             return
-        if len(self._touched) > 10_000:
-            self._touched.clear()
-        self._touched[session_id] = now
+        # Kept in the order written: the oldest first, forgotten once stale or past the cap.
+        touched.pop(session_id, None)
+        touched[session_id] = now
+        for oldest, at in list(islice(touched.items(), 2)):
+            if len(touched) <= TOUCHED_MAX and now - at < TOUCH_SECONDS:
+                break
+            del touched[oldest]
         await self.store.touch_session(session_id, self.clock.now())
 
     async def sessions(self, player: PlayerRecord) -> list[SessionRecord]:

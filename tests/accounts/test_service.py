@@ -10,7 +10,7 @@ import json
 import pytest
 from argon2 import PasswordHasher
 
-from server.service import FakeClock, InProcessBroadcaster, MatchService
+from server.service import FakeClock, InProcessBroadcaster, MatchService, accounts
 from server.service.account_ports import session_id_of
 from server.service.errors import BadRequest, Conflict, NotFound, Unauthorized, UsernameTaken
 from server.storage import MemoryStore
@@ -275,3 +275,25 @@ async def test_last_seen_is_written_at_most_every_five_minutes(service):
     await clock.advance(200)
     await service.authenticate(token)
     assert await last_seen() > first
+
+
+async def test_past_the_cap_the_session_written_longest_ago_is_written_again_not_every_one(
+    service, monkeypatch
+):
+    monkeypatch.setattr(accounts, "TOUCHED_MAX", 2)
+    clock = service.clock
+    players = [await service.create_player(name) for name in ("Ada", "Bob", "Cy")]
+
+    async def last_seen(player):
+        (session,) = await service.accounts.sessions(player)
+        return session.last_seen_at
+
+    for player, token in players:  # written in turn: Ada's is forgotten once Cy's is
+        await service.authenticate(token)
+    before = [await last_seen(p) for p, _ in players]
+    await clock.advance(1)
+    for player, token in reversed(players):
+        await service.authenticate(token)
+    after = [await last_seen(p) for p, _ in players]
+    assert after[0] > before[0]  # Ada's, forgotten past the cap: written again
+    assert after[1:] == before[1:]  # Bob's and Cy's, remembered within five minutes: not
