@@ -288,11 +288,11 @@ async def test_past_the_cap_the_session_written_longest_ago_is_written_again_not
         (session,) = await service.accounts.sessions(player)
         return session.last_seen_at
 
-    for player, token in players:  # written in turn: Ada's is forgotten once Cy's is
+    for _, token in players:  # written in turn: Ada's is forgotten once Cy's is
         await service.authenticate(token)
     before = [await last_seen(p) for p, _ in players]
     await clock.advance(1)
-    for player, token in reversed(players):
+    for _, token in reversed(players):
         await service.authenticate(token)
     after = [await last_seen(p) for p, _ in players]
     assert after[0] > before[0]  # Ada's, forgotten past the cap: written again
