@@ -1,7 +1,9 @@
-"""The Node load generator against a busy server: a player refused at setup leaves its setup
-slot and comes back after ``Retry-After`` (let in, counted ``came_back``), or gives up after
-``busyForMs`` (counted ``refused_setups``), never as a setup error. Skipped, saying why, when
-Node, npm or the npm registry (for the first install into the cache) is not there."""
+"""The load generators against a busy server. The Node one: a player refused at setup leaves its
+setup slot and comes back after ``Retry-After`` (let in, counted ``came_back``), or gives up
+after ``busyForMs`` (counted ``refused_setups``), never as a setup error (skipped, saying why,
+when Node, npm or the npm registry, for the first install into the cache, is not there). The
+Python one: a player comes back after ``Retry-After`` and opens its socket only once its match
+is made, or is turned away (``Refused``) after ``BUSY_FOR``."""
 
 from __future__ import annotations
 
@@ -9,8 +11,11 @@ import asyncio
 import json
 from typing import Any
 
+import aiohttp
 import pytest
 
+from server.bench.load import players as python_load
+from server.bench.load.players import Control, Player, Refused
 from server.bench.peer.node import DEFAULT_CACHE, NodeUnavailable, install
 from server.service.admission import Busy
 from server.transport.keys import SERVICE
@@ -72,3 +77,33 @@ async def test_a_player_the_server_keeps_refusing_gives_up_after_busy_for_ms(mak
     assert (ready["came_back"], ready["refused_setups"], ready["setup_errors"]) == (0, 2, 0)
     assert ready["busy"] >= 4  # each came back at least once before giving up
     assert ready["setup_seconds"] >= 1.5
+
+
+def _player(client, session: aiohttp.ClientSession) -> Player:
+    url = str(client.server.make_url("")).rstrip("/")
+    return Player(0, session, url, Control(1.0), difficulty="easy", keep_messages=False, seed=1)
+
+
+async def test_a_python_load_player_comes_back_and_opens_its_socket_once_let_in(make_client):
+    client = await make_client(bot_delay=0)
+    refused = _refuse_first(client, 1)
+    async with aiohttp.ClientSession() as session:
+        player = _player(client, session)
+        await asyncio.wait_for(player.setup(), 20)
+        assert refused == ["match"] and player.match_id and player.ws is not None
+        first = await asyncio.wait_for(player.ws.receive_json(), 10)
+        assert first["type"] == "state" and first["view"]["match_id"] == player.match_id
+        await player.ws.close()
+
+
+async def test_a_python_load_player_the_server_keeps_refusing_is_turned_away_without_a_socket(
+    make_client, monkeypatch
+):
+    client = await make_client(bot_delay=0)
+    monkeypatch.setattr(python_load, "BUSY_FOR", 0.5)
+    refused = _refuse_first(client, 1000)
+    async with aiohttp.ClientSession() as session:
+        player = _player(client, session)
+        with pytest.raises(Refused, match="stayed busy"):
+            await asyncio.wait_for(player.setup(), 20)
+        assert len(refused) >= 2 and player.ws is None  # no socket left for the server to close

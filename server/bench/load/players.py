@@ -121,7 +121,7 @@ class Player:
         return {"Authorization": f"Bearer {self.token}"}
 
     async def _post(self, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
-        started = time.monotonic()
+        started, refusals = time.monotonic(), 0
         while True:
             async with self.session.post(self.base + path, json=body or {}, headers=self.headers) as r:
                 data: dict[str, Any] = await r.json(loads=_decode)
@@ -131,16 +131,23 @@ class Player:
                         raise RuntimeError(f"POST {path}: {r.status} {data}")
                     return data
             # The server is busy with the players it has and changed nothing: come back after
-            # the time it says, give or take half, for up to BUSY_FOR (then: refused).
+            # the time it says, twice as long after each refusal before (up to a minute: a crowd
+            # turned away does not come back all at once, again and again), give or take half,
+            # for up to BUSY_FOR (then: refused).
             if time.monotonic() - started > BUSY_FOR:
                 raise Refused(f"POST {path}: the server stayed busy for {BUSY_FOR:.0f} s")
-            await asyncio.sleep(float(retry_after) * random.uniform(0.5, 1.5))
+            wait = min(60.0, float(retry_after) * 2**refusals)
+            refusals += 1
+            await asyncio.sleep(wait * random.uniform(0.5, 1.5))
 
     async def setup(self) -> None:
         data = await self._post("/api/players", {"name": f"Load {self.index}"})
         self.token = data["token"]
+        # The match first, the socket once it is made: a busy server may keep the player
+        # waiting, and closes a socket that says no hello for 30 s.
+        match_id = await self._create_match()
         self.ws = await self._connect(self.socket_base)
-        await self.new_match()
+        await self._hello(match_id)
 
     async def _connect(self, base: str) -> aiohttp.ClientWebSocketResponse:
         ws_url = base.replace("http", "ws", 1) + "/ws"
@@ -174,8 +181,14 @@ class Player:
             return
 
     async def new_match(self) -> None:
+        await self._hello(await self._create_match())
+
+    async def _create_match(self) -> str:
         match = await self._post("/api/matches", {"opponent": "computer", "difficulty": self.difficulty})
-        self.match_id = match["match_id"]
+        return str(match["match_id"])
+
+    async def _hello(self, match_id: str) -> None:
+        self.match_id = match_id
         self.acked[self.match_id] = []
         if self.keep_messages:
             self.messages[self.match_id] = []
