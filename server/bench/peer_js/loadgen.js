@@ -154,7 +154,8 @@ class OursSeat {
   async post(path, body) {
     // 503 unavailable (the database busy) says: try again in a moment. Setup does, a few times.
     // With Retry-After the server is busy with the players it has (it changed nothing): come
-    // back after it, give or take half, for up to BUSY_FOR_MS (then the call is refused).
+    // back after it (longer after each refusal: later()) for up to BUSY_FOR_MS (then the call
+    // is refused).
     const started = performance.now();
     let refusals = 0;
     for (let attempt = 1; ; attempt++) {
