@@ -32,9 +32,9 @@ MAX_WAIT = 0.1
 """Seconds a commit may take on average before new players are refused, by default
 (``GINRUMMY_ADMIT_WAIT``). Where a process past its capacity settles is where its commits take
 about this long: at 10,000 players arriving at once, 0.25 s let in about 7,000 with acks' p99
-at 0.4-0.5 s, 0.05-0.08 s about 5,800 at 0.23-0.24 s (docs/benchmarks.md, stop 58). Low enough
-to keep the tail short, high enough that a database a few milliseconds away never counts as
-overloaded."""
+at 0.4-0.5 s, 0.05-0.08 s about 5,800 at 0.23-0.24 s, and 0.01 s fewer still (4,400) at no
+shorter a tail (docs/benchmarks.md, stop 58). Low enough to keep the tail short, high enough
+that a database a few milliseconds away never counts as overloaded."""
 WEIGHT = 0.05
 """The share of the estimate each commit's time takes (about the last 20 commits count)."""
 
