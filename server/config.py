@@ -26,7 +26,8 @@ were queued to clients with none between; default 0, only the thresholds'),
 the event loop's thread when the file is free, rather than on its writer thread; default 4, 0:
 none),
 ``GINRUMMY_SQLITE_SWITCH_INTERVAL`` (the interpreter's switch interval while a SQLite file's
-group commit writes on its writer thread; default 0.00005; 0: Python's own),
+group commit writes on its writer thread while the event loop is busy; default 0, Python's
+own),
 ``GINRUMMY_MALLOC_ARENAS`` (the most malloc arenas the process may use, on glibc; default 2,
 0: glibc's own default), ``GINRUMMY_LEADERBOARD_DEVIATION`` (the largest rating deviation on the
 leaderboard; default 110), ``GINRUMMY_RATE_LIMIT_STORAGE`` (a ``redis://`` URL where every
@@ -241,7 +242,7 @@ class Settings:
     own thread (at a light load, and when no other connection holds the file's write lock) rather
     than on its writer thread: no thread hop each way (see server/storage/sqlite_writer.py). 0: every batch on the
     writer thread."""
-    sqlite_switch_interval: float = 0.00005
+    sqlite_switch_interval: float = 0.0
     """On a SQLite file, the interpreter's thread switch interval (``sys.setswitchinterval``)
     while the group commit writes a batch on its writer thread: that thread wins the GIL back
     from a busy event loop after each SQLite call within this long rather than Python's 5 ms

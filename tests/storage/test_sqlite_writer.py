@@ -16,7 +16,7 @@ from server.storage import create_engine, upgrade
 from server.storage.engine import WAL_AUTOCHECKPOINT
 from server.storage.group_commit import GroupCommitStore
 from server.storage.sqlite_checkpoint import CHECKPOINT_SECONDS, Checkpointer
-from server.storage.sqlite_writer import BUSY_BELOW
+from server.storage.sqlite_writer import BUSY_BELOW, SWITCH_INTERVAL
 from tests.scale.test_group_commit import matches, step
 
 
@@ -228,9 +228,9 @@ async def test_a_checkpoint_that_fails_is_logged_and_tried_again_after_the_next_
         await checkpointer.close()
 
 
-async def test_while_a_batch_is_on_the_writer_thread_the_switch_interval_is_short(sqlite_store):
-    # The writer thread wins the GIL back after each SQLite call within the short interval, not
-    # Python's 5 ms; before and after the batch the interval is what it was, and 0 leaves it be.
+async def test_while_a_batch_is_on_the_writer_thread_the_switch_interval_may_be_short(sqlite_store):
+    # Set, the writer thread wins the GIL back after each SQLite call within the short interval,
+    # not Python's 5 ms; before and after the batch the interval is what it was; 0 leaves it be.
     import sys
 
     store, _ = sqlite_store
@@ -247,14 +247,15 @@ async def test_while_a_batch_is_on_the_writer_thread_the_switch_interval_is_shor
 
     writer.sql = Traced()  # type: ignore[assignment]
     before = sys.getswitchinterval()
-    writer.switch_interval = 0.0001
     writer.busy = 1.0  # the loop's thread busy: every batch goes to the thread
     writer._second = float("inf")  # (and stays so for this test)
-    assert await store.commit(step(ms[0], 1))
-    assert seen == [pytest.approx(0.0001)] and sys.getswitchinterval() == before
-    writer.switch_interval = 0.0
+    # By default (measured: a short one costs more than it saves) it is left as it is.
+    assert writer.switch_interval == SWITCH_INTERVAL == 0
     assert await store.commit(step(ms[1], 1))
-    assert seen[1] == before and sys.getswitchinterval() == before
+    assert seen == [before] and sys.getswitchinterval() == before
+    writer.switch_interval = 0.0001
+    assert await store.commit(step(ms[0], 1))
+    assert seen[1] == pytest.approx(0.0001) and sys.getswitchinterval() == before
     # With the loop's thread mostly free the GIL comes back at once anyway: left as it is.
     writer.switch_interval, writer.busy = 0.0001, 0.0
     assert await asyncio.gather(*(store.commit(step(m, 1)) for m in ms[2:])) == [True] * 8
