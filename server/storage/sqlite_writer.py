@@ -23,25 +23,29 @@ rule used (inline below 200 a second): a thousand matches at a human pace make 5
 with the loop three quarters idle, and there the thread's hop cost a sixth of the CPU per move.
 
 While a batch is on the writer thread and the loop's thread is busy (``BUSY_BELOW``), the
-interpreter's thread switch interval may be made short (``switch_interval``; Python's own is
-5 ms; by default it is left as it is). The writer thread lets go of the GIL around each SQLite call and must then win it
-back from the loop's thread, which, busy, hands it over only when the interval has passed: a
-batch of a few statements waited tens of milliseconds for the GIL, not for SQLite, the changes
-behind it waiting in turn. Measured with the peer benchmark (1,000 matches against the computer,
-saturated, two rounds interleaved): 1,934 and 1,819 moves a second with Python's interval,
-2,221 and 2,120 with 50 microseconds for the whole process, 1,928 and 2,083 with it only while
-a batch is on the thread (against 1,901 and 1,716 in that run). At a human pace, with the
-loop's thread mostly free, the GIL comes back at once anyway, and the short interval only cost
-CPU (1.37 against 1.18 ms a move at 660 moves a second): then it is left as it is. So kept,
-a third run: 2,257 and 2,465 against 2,194 and 2,201, at a person's pace within the noise.
+interpreter's thread switch interval may be made short (``switch_interval``; Python's own is 5
+ms; by default it is left as it is). The writer thread lets go of the GIL around each SQLite
+call and must then win it back from the loop's thread, which, busy, hands it over only when the
+interval has passed: a batch of a few statements waited tens of milliseconds for the GIL, not
+for SQLite, the changes behind it waiting in turn. Measured with the peer benchmark (1,000
+matches against the computer, saturated, two rounds interleaved): 1,934 and 1,819 moves a second
+with Python's interval, 2,221 and 2,120 with 50 microseconds for the whole process, 1,928 and
+2,083 with it only while a batch is on the thread (against 1,901 and 1,716 in that run). At a
+human pace, with the loop's thread mostly free, the GIL comes back at once anyway, and the short
+interval only cost CPU (1.37 against 1.18 ms a move at 660 moves a second): then it is left as
+it is. So kept, a third run: 2,257 and 2,465 against 2,194 and 2,201, at a person's pace within
+the noise.
 Measured again at stop 59 (admission now in front, refusing new matches while commits are
-slow), it paid nowhere, so the default is now Python's own: saturated, 1,859 and 1,811 moves a second with 50 microseconds against 2,214 and 2,182
-without (medians of two runs of two and three rounds; 0.60 against 0.48 ms of CPU a move), at
-500 moves a second 1.43 and 1.60 against 1.04 and 0.97 ms a move, and at a thousand actions a
-second (the scale benchmark, 1,000 players, the loop three quarters busy) 1.10 and 1.03 against
-0.96 and 0.94 ms with the acks' p99 47 and 32 against 32 and 28 ms. Each forced switch takes the
-loop's thread off its core and brings the other thread's work into its caches; it waits for
-the GIL back in turn.
+slow), it cost more than it saved up to saturation, so the default is now Python's own:
+saturated, 1,859 and 1,811 moves a second with 50 microseconds against 2,214 and 2,182 without
+(medians of two runs of two and three rounds; 0.60 against 0.48 ms of CPU a move), at 500 moves
+a second 1.43 and 1.60 against 1.04 and 0.97 ms a move, and at a thousand actions a second (the
+scale benchmark, 1,000 players, the loop three quarters busy) 1.10 and 1.03 against 0.96 and
+0.94 ms with the acks' p99 47 and 32 against 32 and 28 ms. Each forced switch takes the loop's
+thread off its core and brings the other thread's work into its caches; it waits for the GIL
+back in turn. Past capacity, though (10,000 arriving, batches of hundreds of rows), it still
+halved the acks' p99 (311 against 647 ms; commits 89 against 264 ms): there an operator may set
+it (docs/benchmarks.md, stop 59).
 
 No commit checkpoints the write-ahead log (a checkpoint copies pages into the database file and
 syncs it, milliseconds no batch should wait for): a :class:`.sqlite_checkpoint.Checkpointer`
