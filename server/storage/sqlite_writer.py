@@ -23,8 +23,8 @@ rule used (inline below 200 a second): a thousand matches at a human pace make 5
 with the loop three quarters idle, and there the thread's hop cost a sixth of the CPU per move.
 
 While a batch is on the writer thread and the loop's thread is busy (``BUSY_BELOW``), the
-interpreter's thread switch interval may be made short (``switch_interval``; Python's own is 5
-ms; by default it is left as it is). The writer thread lets go of the GIL around each SQLite
+interpreter's thread switch interval may be made short (``switch_interval``; Python's own is
+5 ms; by default it is left as it is). The writer thread lets go of the GIL around each SQLite
 call and must then win it back from the loop's thread, which, busy, hands it over only when the
 interval has passed: a batch of a few statements waited tens of milliseconds for the GIL, not
 for SQLite, the changes behind it waiting in turn. Measured with the peer benchmark (1,000
@@ -35,6 +35,7 @@ human pace, with the loop's thread mostly free, the GIL comes back at once anywa
 interval only cost CPU (1.37 against 1.18 ms a move at 660 moves a second): then it is left as
 it is. So kept, a third run: 2,257 and 2,465 against 2,194 and 2,201, at a person's pace within
 the noise.
+
 Measured again at stop 59 (admission now in front, refusing new matches while commits are
 slow), it cost more than it saved up to saturation, so the default is now Python's own:
 saturated, 1,859 and 1,811 moves a second with 50 microseconds against 2,214 and 2,182 without

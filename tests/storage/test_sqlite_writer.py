@@ -251,10 +251,10 @@ async def test_while_a_batch_is_on_the_writer_thread_the_switch_interval_may_be_
     writer._second = float("inf")  # (and stays so for this test)
     # By default (measured: a short one costs more than it saves) it is left as it is.
     assert writer.switch_interval == SWITCH_INTERVAL == 0
-    assert await store.commit(step(ms[1], 1))
+    assert await store.commit(step(ms[0], 1))
     assert seen == [before] and sys.getswitchinterval() == before
     writer.switch_interval = 0.0001
-    assert await store.commit(step(ms[0], 1))
+    assert await store.commit(step(ms[1], 1))
     assert seen[1] == pytest.approx(0.0001) and sys.getswitchinterval() == before
     # With the loop's thread mostly free the GIL comes back at once anyway: left as it is.
     writer.switch_interval, writer.busy = 0.0001, 0.0
